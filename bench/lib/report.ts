@@ -1,0 +1,223 @@
+/** Turns the scenarios' runs into latest.json (every number) and latest.md (tables, Wave/peer ratios, targets). */
+import type { LoadResult } from './loadgen.ts';
+import type { KeystrokeRuns } from '../scenarios/keystroke.ts';
+import type { FanoutRuns } from '../scenarios/fanout.ts';
+import type { ManydocsRuns } from '../scenarios/manydocs.ts';
+import type { ColdloadResult } from '../scenarios/coldload.ts';
+import type { SizeResult } from '../scenarios/size.ts';
+import { ratio, summarize, type Summary } from './stats.ts';
+
+export interface Results {
+  keystroke?: { runs: KeystrokeRuns; chromium: string };
+  fanout?: FanoutRuns;
+  manydocs?: ManydocsRuns;
+  coldload?: ColdloadResult;
+  size?: SizeResult;
+}
+
+export interface Target {
+  id: string;
+  target: string;
+  wave: number;
+  peer: number | null;
+  peerName: string | null;
+  ratio: number | null;
+  limit: string;
+  met: boolean | null;
+  note?: string;
+}
+
+const PEERS = ['y-websocket', 'hocuspocus', 'hocuspocus-mux'];
+
+function loadSummary(runs: LoadResult[]) {
+  const s = (f: (r: LoadResult) => number): Summary => summarize(runs.map(f));
+  return {
+    runs: runs.length,
+    p50: s((r) => r.delivery.p50),
+    p99: s((r) => r.delivery.p99),
+    max: s((r) => r.delivery.max),
+    delivered: s((r) => r.delivered),
+    sends: s((r) => r.sends),
+    serverCpuPercent: s((r) => r.server.cpuPercent),
+    serverRssMB: s((r) => r.server.rssBytes / 2 ** 20),
+    serverPeakRssMB: s((r) => r.server.peakRssBytes / 2 ** 20),
+    loadgenCpuPercent: s((r) => r.loadgenCpuPercent),
+    otherCpuPercent: s((r) => r.otherCpuPercent ?? NaN),
+    connectMs: s((r) => r.connectMs),
+    connectFailures: s((r) => r.connectFailures),
+    ack: runs.every((r) => r.ack)
+      ? { p50: s((r) => r.ack!.p50), p99: s((r) => r.ack!.p99), max: s((r) => r.ack!.max), n: s((r) => r.ack!.n) }
+      : null,
+  };
+}
+export type LoadSummary = ReturnType<typeof loadSummary>;
+
+export function summarizeResults(results: Results) {
+  const keystroke: Record<string, Record<string, { p50: Summary; p99: Summary; max: Summary; n: Summary; missed: Summary; clockError: Summary }>> = {};
+  for (const [editor, stacks] of Object.entries(results.keystroke?.runs ?? {})) {
+    keystroke[editor] = {};
+    for (const [stack, runs] of Object.entries(stacks)) {
+      keystroke[editor][stack] = {
+        p50: summarize(runs.map((r) => r.latency.p50)),
+        p99: summarize(runs.map((r) => r.latency.p99)),
+        max: summarize(runs.map((r) => r.latency.max)),
+        n: summarize(runs.map((r) => r.latency.n)),
+        missed: summarize(runs.map((r) => r.missed)),
+        clockError: summarize(runs.map((r) => r.clockError)),
+      };
+    }
+  }
+  const fanout: Record<string, Record<string, LoadSummary>> = {};
+  for (const [n, stacks] of Object.entries(results.fanout ?? {})) {
+    fanout[n] = {};
+    for (const [stack, runs] of Object.entries(stacks)) fanout[n][stack] = loadSummary(runs);
+  }
+  const manydocs: Record<string, LoadSummary & { rssPerDocKB: Summary }> = {};
+  for (const [stack, runs] of Object.entries(results.manydocs ?? {})) {
+    manydocs[stack] = { ...loadSummary(runs), rssPerDocKB: summarize(runs.map((r) => r.rssPerDocBytes / 1024)) };
+  }
+  return { keystroke, fanout, manydocs };
+}
+export type Summaries = ReturnType<typeof summarizeResults>;
+
+function better(values: Array<[string, number]>): [string, number] | null {
+  const ok = values.filter(([, v]) => Number.isFinite(v));
+  if (ok.length === 0) return null;
+  return ok.reduce((a, b) => (b[1] < a[1] ? b : a));
+}
+
+function judge(id: string, target: string, wave: number, peers: Array<[string, number]>, factor: number, note?: string): Target {
+  const best = better(peers);
+  const r = best ? ratio(wave, best[1]) : NaN;
+  return {
+    id,
+    target,
+    wave,
+    peer: best ? best[1] : null,
+    peerName: best ? best[0] : null,
+    ratio: Number.isFinite(r) ? r : null,
+    limit: `≤ ${factor} ×`,
+    met: Number.isFinite(r) ? r <= factor : null,
+    ...(note ? { note } : {}),
+  };
+}
+
+function absolute(id: string, target: string, wave: number, limit: number, unit: string): Target {
+  return { id, target, wave, peer: null, peerName: null, ratio: null, limit: `≤ ${limit} ${unit}`, met: Number.isFinite(wave) ? wave <= limit : null };
+}
+
+export function targets(results: Results, s: Summaries): Target[] {
+  const out: Target[] = [];
+  for (const editor of ['quill', 'codemirror']) {
+    const k = s.keystroke[editor];
+    if (k?.wave && k['y-websocket']) out.push(judge(`keystroke-${editor}`, `keystroke → remote render p50, ${editor} (ms)`, k.wave.p50.median, [['y-websocket', k['y-websocket'].p50.median]], 0.6));
+  }
+  for (const [editor, k] of Object.entries(s.keystroke)) {
+    if (k.wave) out.push(absolute(`keystroke-abs-${editor}`, `keystroke → remote render p50, ${editor} (ms)`, k.wave.p50.median, 12, 'ms'));
+  }
+  const f10 = s.fanout['10'];
+  if (f10?.wave) out.push(judge('fanout-10-p99', 'fan-out p99 at 10 clients, ms (Wave acks durably, peers do not persist)', f10.wave.p99.median, PEERS.filter((p) => f10[p]).map((p) => [p, f10[p]!.p99.median]), 1.0));
+  const m = s.manydocs;
+  if (m.wave) {
+    const peers = PEERS.filter((p) => m[p]);
+    out.push(judge('manydocs-p99', 'many documents: delivery p99 (ms)', m.wave.p99.median, peers.map((p) => [p, m[p]!.p99.median]), 0.7));
+    out.push(judge('manydocs-cpu', 'many documents: server CPU (% of a core)', m.wave.serverCpuPercent.median, peers.map((p) => [p, m[p]!.serverCpuPercent.median]), 0.8));
+    out.push(judge('rss-per-doc-active', 'RSS per loaded document, many-documents run (KB)', m.wave.rssPerDocKB.median, peers.map((p) => [p, m[p]!.rssPerDocKB.median]), 0.7));
+  }
+  const idle = results.size?.idleRssPerDoc;
+  if (idle?.wave) out.push(judge('rss-per-doc-idle', 'RSS per idle loaded document (KB)', idle.wave.median / 1024, PEERS.filter((p) => idle[p]).map((p) => [p, idle[p]!.median / 1024]), 0.7));
+  const c = results.coldload;
+  if (c?.warm.wave) out.push(judge('coldload-b4', 'cold load of B4: connect → synced, document in server memory (ms)', c.warm.wave.median, PEERS.filter((p) => c.warm[p]).map((p) => [p, c.warm[p]!.median]), 0.5));
+  if (results.size) {
+    out.push(absolute('size-client', 'wave.client.js (every adapter), minified + gzipped (KB)', results.size.waveClient.gzipped / 1024, 80, 'KB'));
+    out.push(absolute('size-quill-provider', 'Quill provider, minified + gzipped, Yjs external as bundlers ship it (KB)', results.size.quillProvider.gzipped / 1024, 45, 'KB'));
+  }
+  return out;
+}
+
+// ---- Markdown ----
+
+const f = (v: number | null | undefined, d = 1): string => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d));
+const fs = (s: Summary | undefined, d = 1): string => (!s || !Number.isFinite(s.median) ? '–' : s.runs.length > 1 ? `${f(s.median, d)} (${f(s.min, d)}–${f(s.max, d)})` : f(s.median, d));
+const kb = (b: number): string => `${(b / 1024).toFixed(1)} KB`;
+
+export function markdown(meta: Record<string, unknown>, results: Results, s: Summaries, t: Target[], notes: string[]): string {
+  const L: string[] = [];
+  L.push(`# Wave benchmarks — ${meta.quick ? 'QUICK run (1 run each, shortened: not for claims)' : 'full run'}${meta.complete === false ? ' (PARTIAL: written after a scenario; the run had not finished)' : ''}`, '');
+  L.push(`${meta.date} · ${meta.cores} cores (${meta.cpuModel}) · Node ${meta.node} · ${meta.chromium ? `Chromium ${meta.chromium} · ` : ''}servers pinned to core ${meta.serverCore ?? '–'}, load generators to core ${meta.loadgenCore ?? '–'}`, '');
+  const disk = meta.diskCommitMs as { before: { p50: number; p99: number; max: number } | null; after: { p50: number; p99: number; max: number } | null } | undefined;
+  if (disk?.before || disk?.after) {
+    const d = (x: { p50: number; p99: number; max: number } | null): string => (x ? `p50 ${f(x.p50, 2)} / p99 ${f(x.p99, 1)} / max ${f(x.max, 1)} ms` : '–');
+    L.push(`Disk: a small SQLite commit (WAL, synchronous=FULL, what each of Wave's group commits costs its event loop) took ${d(disk.before)} at the start and ${d(disk.after)} at the end of the run.`, '');
+  }
+  const excluded = meta.excludedRuns as Array<{ scenario: string; stack: string; run: number; why: string }> | undefined;
+  if (excluded?.length) L.push(`Runs left out: ${excluded.map((x) => `${x.scenario} ${x.stack} run ${x.run} (${x.why})`).join('; ')}.`, '');
+  const merged = meta.merged as Array<{ scenarios: string[]; date: string }> | undefined;
+  if (merged?.length) L.push(`Scenarios re-run later into these results: ${merged.map((m) => `${m.scenarios.join(', ')} (${m.date})`).join('; ')}.`, '');
+  L.push('Every cell is the median over runs with the min–max spread in parentheses; latencies in ms. Ratios are Wave ÷ peer from the same run of `npm run bench`, so machine noise (other jobs share these 2 cores) hits both sides. Wave acks every edit after its SQLite transaction commits (WAL, synchronous=FULL); the peers keep documents in memory and relay without persisting.', '');
+  L.push('## Targets', '', '| target | Wave | better peer | ratio | limit | met |', '|---|---|---|---|---|---|');
+  for (const x of t) {
+    L.push(`| ${x.target} | ${f(x.wave, 2)} | ${x.peerName ? `${f(x.peer, 2)} (${x.peerName})` : '–'} | ${x.ratio === null ? '–' : f(x.ratio, 2)} | ${x.limit} | ${x.met === null ? 'n/a' : x.met ? '**met**' : '**not met**'} |`);
+  }
+  L.push('');
+  if (Object.keys(s.keystroke).length) {
+    L.push('## 1. Keystroke → remote render (Chromium, two pages)', '');
+    L.push('In-page: `keydown` in page 1 to the character in page 2\'s DOM, the pages\' clock offset removed (± = half the best probe round trip).', '');
+    L.push('| editor | Wave p50 | Wave p99 | y-websocket p50 | y-websocket p99 | p50 ratio | keystrokes/run | clock ± |', '|---|---|---|---|---|---|---|---|');
+    for (const [editor, k] of Object.entries(s.keystroke)) {
+      const y = k['y-websocket'];
+      L.push(`| ${editor} | ${fs(k.wave?.p50, 2)} | ${fs(k.wave?.p99, 2)} | ${fs(y?.p50, 2)} | ${fs(y?.p99, 2)} | ${y && k.wave ? f(ratio(k.wave.p50.median, y.p50.median), 2) : '– (no peer)'} | ${f(k.wave?.n.median, 0)} | ${f(k.wave?.clockError.median, 2)} |`);
+    }
+    L.push('');
+  }
+  if (Object.keys(s.fanout).length) {
+    L.push('## 2. Fan-out: one document, N clients × 1 insert / 100 ms', '');
+    L.push('| clients | stack | p50 | p99 | max | delivered | server CPU % | server RSS MB | load-gen CPU % (of 1 core) | other processes CPU % | p99 ÷ better peer |', '|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const [n, stacks] of Object.entries(s.fanout)) {
+      const bestPeer = better(PEERS.filter((p) => stacks[p]).map((p) => [p, stacks[p]!.p99.median]));
+      for (const [stack, x] of Object.entries(stacks)) {
+        L.push(`| ${n} | ${stack} | ${fs(x.p50, 2)} | ${fs(x.p99, 2)} | ${fs(x.max, 1)} | ${fs(x.delivered, 3)} | ${fs(x.serverCpuPercent, 0)} | ${fs(x.serverRssMB, 0)} | ${fs(x.loadgenCpuPercent, 0)} | ${fs(x.otherCpuPercent, 0)} | ${stack === 'wave' && bestPeer ? f(ratio(x.p99.median, bestPeer[1]), 2) : ''} |`);
+      }
+    }
+    L.push('');
+  }
+  if (Object.keys(s.manydocs).length) {
+    L.push(`## 3. Many documents: ${meta.manydocs} documents × 2 clients × 1 insert / s`, '');
+    L.push('| stack | p50 | p99 | max | server CPU % | RSS per doc KB | connect all (ms) | failed connects | load-gen CPU % | other processes CPU % |', '|---|---|---|---|---|---|---|---|---|---|');
+    for (const [stack, x] of Object.entries(s.manydocs)) {
+      L.push(`| ${stack} | ${fs(x.p50, 2)} | ${fs(x.p99, 2)} | ${fs(x.max, 1)} | ${fs(x.serverCpuPercent, 0)} | ${fs(x.rssPerDocKB, 1)} | ${fs(x.connectMs, 0)} | ${fs(x.connectFailures, 0)} | ${fs(x.loadgenCpuPercent, 0)} | ${fs(x.otherCpuPercent, 0)} |`);
+    }
+    L.push('');
+  }
+  L.push('## 4. Ack latency (Wave only: send → ack after the SQLite commit)', '', '| load | p50 | p99 | max | acks/run |', '|---|---|---|---|---|');
+  for (const [n, stacks] of Object.entries(s.fanout)) if (stacks.wave?.ack) L.push(`| fan-out, ${n} clients | ${fs(stacks.wave.ack.p50, 2)} | ${fs(stacks.wave.ack.p99, 2)} | ${fs(stacks.wave.ack.max, 1)} | ${f(stacks.wave.ack.n.median, 0)} |`);
+  if (s.manydocs.wave?.ack) L.push(`| ${meta.manydocs} documents | ${fs(s.manydocs.wave.ack.p50, 2)} | ${fs(s.manydocs.wave.ack.p99, 2)} | ${fs(s.manydocs.wave.ack.max, 1)} | ${f(s.manydocs.wave.ack.n.median, 0)} |`);
+  L.push('');
+  const c = results.coldload;
+  if (c) {
+    L.push('## 5. Cold load of the B4 trace (automerge-paper)', '');
+    if (c.skipped) L.push(`Skipped: ${c.skipped}`, '');
+    else {
+      L.push(`${c.edits} edits replayed into one document (whole history; ${kb(c.updateBytes!)} as a v1 update). Connect → synced of a new client, document in the server's memory; for Wave also the first client after a restart (the server loads it from SQLite).`, '');
+      L.push('| stack | connect → synced | Wave ÷ this stack |', '|---|---|---|');
+      for (const [stack, x] of Object.entries(c.warm)) L.push(`| ${stack} | ${fs(x, 0)} | ${stack === 'wave' ? '' : f(ratio(c.warm.wave?.median ?? NaN, x.median), 2)} |`);
+      if (c.waveAfterRestart) L.push(`| wave, after a restart | ${fs(c.waveAfterRestart, 0)} | |`);
+      L.push('', `Server load from the store after a restart (after-restart − in-memory, medians): ${f(c.waveServerLoadMs, 0)} ms. The peers run without persistence, so they have no restart case.`, '');
+    }
+  }
+  const z = results.size;
+  if (z) {
+    L.push('## 6. Size and memory', '', '| artefact | minified | gzipped |', '|---|---|---|');
+    L.push(`| wave.client.js (served file, every adapter) | ${kb(z.waveClient.minified)} | ${kb(z.waveClient.gzipped)} |`);
+    L.push(`| wave-quill-provider (Yjs, lib0, y-protocols external) | ${kb(z.quillProvider.minified)} | ${kb(z.quillProvider.gzipped)} |`);
+    L.push(`| wave-quill-provider + Yjs (Quill external) | ${kb(z.quillProviderWithYjs.minified)} | ${kb(z.quillProviderWithYjs.gzipped)} |`);
+    L.push(`| y-quill + quill-cursors + y-websocket + Yjs (Quill external) | ${kb(z.peerQuillStack.minified)} | ${kb(z.peerQuillStack.gzipped)} |`);
+    L.push('', '| stack | server RSS per idle loaded document (KB) |', '|---|---|');
+    for (const [stack, x] of Object.entries(z.idleRssPerDoc)) L.push(`| ${stack} | ${fs({ ...x, median: x.median / 1024, min: x.min / 1024, max: x.max / 1024 }, 1)} |`);
+    L.push('');
+    if (z.idleErrors?.length) L.push(`Idle-memory runs with problems: ${z.idleErrors.join('; ')}.`, '');
+  }
+  L.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
+  L.push('![latency distributions](latency.svg)', '');
+  return L.join('\n');
+}

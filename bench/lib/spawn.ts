@@ -1,0 +1,48 @@
+/** Runs a bench helper script in its own Node process pinned to the load-generator core; resolves its JSON output. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pinned } from './proc.ts';
+import { BENCH_DIR, LOADGEN_CORE } from './servers.ts';
+
+export function runScript<T>(script: string, args: string[], timeoutMs = 120_000): Promise<T> {
+  const { command, args: full } = pinned(LOADGEN_CORE, process.execPath, ['--import', 'tsx', join(BENCH_DIR, script), ...args]);
+  return new Promise((res, rej) => {
+    const child = spawn(command, full, { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const line = out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+      if (code === 0 && line) res(JSON.parse(line) as T);
+      else rej(new Error(`${script} ${args.join(' ')} exited ${code}\n${out}\n${err}`));
+    });
+  });
+}
+
+/** Starts a helper that prints one JSON line and then keeps running (e.g. a client holding a document open). */
+export function holdScript<T>(script: string, args: string[], timeoutMs = 300_000): Promise<{ value: T; stop(): Promise<void> }> {
+  const { command, args: full } = pinned(LOADGEN_CORE, process.execPath, ['--import', 'tsx', join(BENCH_DIR, script), ...args]);
+  return new Promise((res, rej) => {
+    const child = spawn(command, full, { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const stop = (): Promise<void> =>
+      new Promise((done) => {
+        clearTimeout(timer);
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGKILL');
+      });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      const line = out.split('\n').find((l) => l.startsWith('{') && l.endsWith('}'));
+      if (line) res({ value: JSON.parse(line) as T, stop });
+    });
+    child.on('exit', (code) => rej(new Error(`${script} ${args.join(' ')} exited ${code}\n${out}\n${err}`)));
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * `npm run bench [-- --quick] [-- --only keystroke,fanout,manydocs,coldload,size]`: Wave against the reference Yjs
+ * stacks on this machine, every comparison measured in the same run. Writes bench/results/latest.json (every
+ * number), latest.md (tables, ratios, targets) and latency.svg; raw latency samples go to results/raw/ (ignored).
+ */
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { keystroke, type EditorName } from './scenarios/keystroke.ts';
+import { fanout, failures as runFailures } from './scenarios/fanout.ts';
+import { manydocs } from './scenarios/manydocs.ts';
+import { coldload } from './scenarios/coldload.ts';
+import { size } from './scenarios/size.ts';
+import { BENCH_DIR, REPO_ROOT, SERVER_CORE, LOADGEN_CORE } from './lib/servers.ts';
+import { pinned } from './lib/proc.ts';
+import { markdown, summarizeResults, targets, type Results } from './lib/report.ts';
+import { latencyChart, type Panel } from './lib/chart.ts';
+import { diskCommitProbe } from './lib/disk-probe.ts';
+
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const onlyArg = argv.indexOf('--only');
+const only = onlyArg >= 0 ? new Set(argv[onlyArg + 1]!.split(',')) : null;
+const want = (name: string): boolean => !reportOnly && (!only || only.has(name));
+/** Rebuilds latest.md/json/svg from the last full run's raw results (after editing ANALYSIS.md or the report). */
+const reportOnly = argv.includes('--report-only');
+
+/** Full: the issue's parameters, 3 runs each. Quick: one short run of each, to finish in under 3 minutes. */
+const P = quick
+  ? { runs: 1, keystrokes: 30, ksWarmup: 5, fanoutClients: [10], fanoutMs: 5_000, warmupMs: 1_000, docs: 200, manyMs: 6_000, coldRuns: 2, idleDocs: 200 }
+  : { runs: 3, keystrokes: 200, ksWarmup: 10, fanoutClients: [10, 2, 50], fanoutMs: 20_000, warmupMs: 2_000, docs: 1_000, manyMs: 30_000, coldRuns: 5, idleDocs: 1_000 };
+const EDITORS: EditorName[] = ['textarea', 'quill', 'codemirror', 'froala', 'tinymce'];
+
+const started = Date.now();
+const log = (s: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${s}`);
+
+function version(dir: string, pkg: string): string | null {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return null;
+  }
+}
+
+const dir = join(BENCH_DIR, 'results');
+const rawFile = join(dir, 'raw', `${quick ? 'quick' : 'latest'}-samples.json`);
+/**
+ * `--merge`: run only the `--only` scenarios and put them into the last run's results (the others are kept), e.g.
+ * to redo a scenario that failed; meta.merged records what was redone and when.
+ */
+const merge = argv.includes('--merge');
+const previous = reportOnly || merge ? (JSON.parse(readFileSync(join(dir, `${quick ? 'quick' : 'latest'}.json`), 'utf8')) as { meta: Record<string, unknown>; errors?: Record<string, string> }) : null;
+const results: Results = reportOnly || merge ? (JSON.parse(readFileSync(rawFile, 'utf8')) as Results) : {};
+if (merge && only) for (const name of only) delete (previous?.errors ?? {})[name];
+const errors: Record<string, string> = previous?.errors ?? {};
+/** A scenario that throws is reported (in the notes and latest.json) and the others still run. */
+function failed(name: string, err: unknown): void {
+  errors[name] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  log(`${name} FAILED: ${errors[name]}`);
+}
+const diskBefore = reportOnly ? null : diskCommitProbe();
+/**
+ * Writes latest.json/md/svg from what has been measured so far: called after every scenario, so that a run that
+ * is stopped early (or a scenario that dies) still leaves the finished scenarios on disk.
+ */
+function writeOutputs(final: boolean): void {
+  const diskAfter = reportOnly || !final ? null : diskCommitProbe();
+  const pinning = pinned(0, 'true', []).pinnedTo !== null;
+  const fresh = {
+    date: new Date().toISOString(),
+    quick,
+    /** False in the checkpoints written after each scenario, before the run has finished. */
+    complete: final,
+    durationSeconds: Math.round((Date.now() - started) / 1000),
+    cores: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    node: process.versions.node,
+    chromium: results.keystroke?.chromium ?? null,
+    serverCore: pinning ? SERVER_CORE : null,
+    loadgenCore: pinning ? LOADGEN_CORE : null,
+    parameters: P,
+    /** ms per small SQLite commit (WAL, synchronous=FULL) on this disk at the start and end of the run. */
+    diskCommitMs: { before: diskBefore, after: diskAfter },
+    manydocs: P.docs,
+    versions: {
+      wave: (JSON.parse(readFileSync(join(REPO_ROOT, 'packages', 'server', 'package.json'), 'utf8')) as { version: string }).version,
+      yjs: version(REPO_ROOT, 'yjs'),
+      '@y/websocket-server': version(BENCH_DIR, '@y/websocket-server'),
+      'y-websocket': version(BENCH_DIR, 'y-websocket'),
+      '@hocuspocus/server': version(BENCH_DIR, '@hocuspocus/server'),
+      '@hocuspocus/provider': version(BENCH_DIR, '@hocuspocus/provider'),
+      'y-quill': version(BENCH_DIR, 'y-quill'),
+      'quill-cursors': version(BENCH_DIR, 'quill-cursors'),
+      'y-codemirror': version(BENCH_DIR, 'y-codemirror'),
+      quill: version(BENCH_DIR, 'quill'),
+      codemirror: version(BENCH_DIR, 'codemirror'),
+      'peer yjs': version(BENCH_DIR, 'yjs'),
+    },
+  };
+  const meta = previous
+    ? ({
+        ...(previous.meta as Record<string, unknown>),
+        ...(merge
+          ? { merged: [...(((previous.meta as { merged?: unknown[] }).merged) ?? []), { scenarios: [...(only ?? [])], date: fresh.date, durationSeconds: fresh.durationSeconds, diskCommitMs: fresh.diskCommitMs }] }
+          : { reportRebuiltAt: fresh.date }),
+      } as unknown as typeof fresh)
+    : fresh;
+
+  const summaries = summarizeResults(results);
+  const t = targets(results, summaries);
+
+  // Automatic notes: what could make a number unfair.
+  const notes: string[] = [];
+  for (const [n, stacks] of Object.entries(summaries.fanout)) {
+    for (const [stack, x] of Object.entries(stacks)) {
+      if (x.loadgenCpuPercent.median > 80) notes.push(`fan-out ${n} clients, ${stack}: the load generator used ${x.loadgenCpuPercent.median.toFixed(0)} % of its core — at this size it, not the server, may bound the latencies.`);
+      if (x.delivered.median < 0.999) notes.push(`fan-out ${n} clients, ${stack}: only ${(100 * x.delivered.median).toFixed(1)} % of the expected deliveries arrived within the run.`);
+    }
+  }
+  for (const [stack, x] of Object.entries(summaries.manydocs)) {
+    if (x.loadgenCpuPercent.median > 80) notes.push(`many documents, ${stack}: the load generator used ${x.loadgenCpuPercent.median.toFixed(0)} % of its core.`);
+    if (x.connectFailures.median > 0) notes.push(`many documents, ${stack}: ${x.connectFailures.median} clients failed to connect.`);
+  }
+  const busyRuns: string[] = [];
+  for (const [n, stacks] of Object.entries(results.fanout ?? {})) {
+    for (const [stack, runs] of Object.entries(stacks)) {
+      runs.forEach((r, i) => r.quiet === false && busyRuns.push(`fan-out ${n} ${stack} run ${i + 1} (other processes ${r.otherCpuPercent?.toFixed(0)} %)`));
+    }
+  }
+  for (const [stack, runs] of Object.entries(results.manydocs ?? {})) {
+    runs.forEach((r, i) => r.quiet === false && busyRuns.push(`many documents ${stack} run ${i + 1} (other processes ${r.otherCpuPercent?.toFixed(0)} %)`));
+  }
+  if (busyRuns.length) notes.push(`Runs measured while other jobs used more than 70 % of a core (repeated once while the repeat budget of 6 per run lasted): ${busyRuns.join('; ')}. Their numbers are kept in the medians; see latest.json.`);
+  for (const x of runFailures) notes.push(`run failed and left out of the medians: ${x}`);
+  for (const [name, e] of Object.entries(errors)) notes.push(`scenario ${name} failed: ${e.split('\n')[0]}`);
+  const analysisFile = join(BENCH_DIR, 'ANALYSIS.md');
+  let md = markdown(meta, results, summaries, t, notes);
+  if (existsSync(analysisFile)) md += `\n${readFileSync(analysisFile, 'utf8')}`;
+
+  // Chart: fan-out at 10 clients, many documents, keystroke (Quill and CodeMirror), pooled over runs.
+  const panels: Panel[] = [];
+  const f10 = results.fanout?.['10'] ?? Object.values(results.fanout ?? {})[0];
+  if (f10) panels.push({ title: 'Fan-out, 1 doc × 10 clients', series: Object.entries(f10).map(([name, runs]) => ({ name, values: runs.flatMap((r) => r.sample) })) });
+  if (results.manydocs) panels.push({ title: `${P.docs} docs × 2 clients`, series: Object.entries(results.manydocs).map(([name, runs]) => ({ name, values: runs.flatMap((r) => r.sample) })) });
+  for (const editor of ['quill', 'codemirror']) {
+    const k = results.keystroke?.runs[editor];
+    if (k) panels.push({ title: `Keystroke → remote render, ${editor}`, series: Object.entries(k).map(([name, runs]) => ({ name, values: runs.flatMap((r) => r.values) })) });
+  }
+  const svg = latencyChart(panels, `Cumulative latency distributions (${quick ? 'quick run' : 'full run'}, ${meta.date.slice(0, 16)}Z, ${meta.cores} cores): the further left, the faster.`);
+
+  mkdirSync(join(dir, 'raw'), { recursive: true });
+  const strip = (r: Results): unknown =>
+    JSON.parse(JSON.stringify(r, (key, value) => (key === 'sample' || key === 'values' ? undefined : value)));
+  const json = { meta, targets: t, summaries, errors, runFailures, results: strip(results) };
+  const suffix = quick ? 'quick' : 'latest';
+  writeFileSync(join(dir, `${suffix}.json`), `${JSON.stringify(json, null, 2)}\n`);
+  writeFileSync(join(dir, `${suffix}.md`), md);
+  writeFileSync(join(dir, quick ? 'latency-quick.svg' : 'latency.svg'), svg);
+  writeFileSync(join(dir, 'raw', `${suffix}-samples.json`), JSON.stringify(results));
+  if (final) log(`wrote bench/results/${suffix}.json, ${suffix}.md and the chart`);
+  if (final) for (const x of t) log(`${x.met === null ? 'n/a' : x.met ? 'MET    ' : 'NOT MET'}  ${x.target}: ${x.wave.toFixed(2)}${x.peerName ? ` vs ${x.peer!.toFixed(2)} (${x.peerName}), ratio ${x.ratio?.toFixed(2)}` : ''} (${x.limit})`);
+}
+
+/** Runs one scenario when selected: logs its heading, stores its result (or its error), writes the outputs so far. */
+async function stage<K extends keyof Results>(key: K, heading: string, run: () => Promise<Results[K]>): Promise<void> {
+  if (!want(key)) return;
+  log(heading);
+  try {
+    results[key] = await run();
+  } catch (err) {
+    failed(key, err);
+  }
+  writeOutputs(false);
+}
+
+await stage('size', '6. size and idle memory', () => size({ idleDocs: P.idleDocs, runs: P.runs, log }));
+await stage('coldload', '5. cold load (B4)', () => coldload({ runs: P.coldRuns, log }));
+await stage('keystroke', '1. keystroke → remote render (Chromium)', () =>
+  keystroke({ keystrokes: P.keystrokes, warmup: P.ksWarmup, runs: P.runs, editors: EDITORS, log }));
+await stage('manydocs', '3. many documents', () =>
+  manydocs({ docs: P.docs, runs: P.runs, durationMs: P.manyMs, warmupMs: P.warmupMs, log }));
+// Fan-out fills its result as it goes (and checkpoints), so that a late failure keeps the client counts already measured.
+await stage('fanout', '2. fan-out', async () => {
+  const out: NonNullable<Results['fanout']> = {};
+  results.fanout = out;
+  await fanout({ clients: P.fanoutClients, runs: P.runs, durationMs: P.fanoutMs, warmupMs: P.warmupMs, log, out, checkpoint: () => writeOutputs(false) });
+  return out;
+});
+
+writeOutputs(true);
+process.exit(0);

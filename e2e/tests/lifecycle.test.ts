@@ -1,0 +1,202 @@
+// Session lifecycle in a real browser: the same document in three tabs of one browser (RELIABILITY R6), and the
+// "leave site?" confirmation while edits are unsaved.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { withScene } from '../lib/browser.ts';
+import { textarea } from '../lib/drivers.ts';
+import { startServer, type WaveServer } from '../lib/server.ts';
+import { freshDocId, waitUntil } from '../lib/util.ts';
+import { serverAndBrowser } from '../lib/suite.ts';
+import '../lib/page-globals.ts';
+
+let server: WaveServer;
+let browser: Browser;
+
+serverAndBrowser((s, b) => {
+  server = s;
+  browser = b;
+});
+
+const value = (page: Page) => textarea.text(page);
+
+it('[R6] one document in three tabs of one browser: three users, nobody kicked, converged', async () => {
+  await withScene(browser, server, 'three-tabs', async (scene) => {
+    const doc = freshDocId('tabs');
+    const first = await scene.open('Tab', textarea, { doc, text: 'start\n' });
+    const pages: Page[] = [first.page];
+    for (let i = 0; i < 2; i++) {
+      const page = await first.context.newPage();
+      page.on('pageerror', (err) => first.errors.push(`pageerror: ${err.message}`));
+      await page.goto(scene.demoUrl(textarea, { doc, user: 'Tab' }));
+      await page.evaluate(() => window.waveStarted);
+      pages.push(page);
+    }
+    for (const [i, page] of pages.entries()) {
+      await page.locator('#editor').focus();
+      await page.keyboard.press('End');
+      await page.keyboard.type(` tab${i}`);
+    }
+    await waitUntil(async () => new Set(await Promise.all(pages.map(value))).size === 1, {
+      message: async () => `three tabs converged: ${JSON.stringify(await Promise.all(pages.map(value)))}`,
+    });
+    const text = await value(pages[0]!);
+    for (const word of ['tab0', 'tab1', 'tab2']) assert.equal(text.split(word).length - 1, 1, `${word} once in ${JSON.stringify(text)}`);
+    for (const page of pages) {
+      await page.waitForFunction(() => window.waveLog!.users_update.at(-1)?.length === 3, undefined, { timeout: 10_000 });
+      const users = await page.evaluate(() => window.waveLog!.users_update.at(-1)!.map((u) => u.self));
+      const log = await page.evaluate(() => JSON.stringify(window.waveLog!.users_update.map((list) => list.map((u) => `${u.user.name}@${+new Date(u.joinTime)}${u.self ? '*' : ''}`))));
+      assert.equal(users.filter(Boolean).length, 1, `each tab is itself exactly once; users_update history: ${log}`);
+      assert.equal(await page.evaluate(() => window.coedit!.getState()), 'online', 'nobody was kicked');
+    }
+  });
+});
+
+it('asks "leave site?" only while edits are unsaved (config confirmLeave)', async () => {
+  const own = await startServer();
+  try {
+    await withScene(browser, own, 'confirm-leave', async (scene) => {
+      const doc = freshDocId('leave');
+      const ann = await scene.open('Ann', textarea, {
+        doc,
+        text: 'hello',
+        allowErrors: [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/],
+      });
+      const dialogs: string[] = [];
+      ann.page.on('dialog', (dialog) => {
+        dialogs.push(dialog.type());
+        void dialog.dismiss();
+      });
+      await ann.page.locator('#editor').focus();
+      await ann.page.keyboard.type(' saved');
+      await ann.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+      await ann.page.close({ runBeforeUnload: true });
+      assert.equal(dialogs.length, 0, `no confirmation when everything is saved; got ${dialogs.join(', ')}`);
+
+      const bob = await scene.open('Bob', textarea, { doc, allowErrors: [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/] });
+      bob.page.on('dialog', (dialog) => {
+        dialogs.push(dialog.type());
+        void dialog.dismiss();
+      });
+      await own.stop();
+      await bob.page.waitForFunction(() => window.coedit!.getState() === 'offline');
+      await bob.page.locator('#editor').focus();
+      await bob.page.keyboard.type(' unsaved');
+      await bob.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === false);
+      await bob.page.close({ runBeforeUnload: true });
+      await waitUntil(() => dialogs.length > 0, { message: 'the beforeunload dialog' });
+      assert.deepEqual(dialogs, ['beforeunload']);
+    });
+  } finally {
+    await own.stop();
+  }
+});
+
+it('forceSync(content) replaces the document for every peer in one step and clears their undo stacks', async () => {
+  await withScene(browser, server, 'force-sync', async (scene) => {
+    const doc = freshDocId('force');
+    const ann = await scene.open('Ann', textarea, { doc, text: 'draft one\n' });
+    const bob = await scene.open('Bob', textarea, { doc });
+    await bob.page.locator('#editor').focus();
+    await bob.page.keyboard.press('End');
+    // A deletion is what undo would bring back: Bob removes " one".
+    for (let i = 0; i < 4; i++) await bob.page.keyboard.press('Backspace');
+    await waitUntil(async () => (await value(ann.page)) === 'draft\n', { message: 'bob reached ann' });
+    const before = await bob.page.evaluate(() => window.waveLog!.content_changed.length);
+
+    await ann.page.evaluate(() => window.coedit!.forceSync('restored version\n'));
+    await waitUntil(async () => (await value(bob.page)) === 'restored version\n', { message: 'bob shows the restored version' });
+    assert.equal(await value(ann.page), 'restored version\n');
+    const after = await bob.page.evaluate((n) => window.waveLog!.content_changed.slice(n), before);
+    assert.deepEqual(after, [{ source: 'remote' }], 'exactly one remote content_changed at the peer');
+
+    // Bob's undo stack was cleared: Ctrl+Z must not bring his old text back into the restored version.
+    await bob.page.locator('#editor').focus();
+    await bob.page.keyboard.press('Control+z');
+    await bob.page.keyboard.type('!');
+    await waitUntil(async () => (await value(ann.page)).includes('!'), { message: 'bob edit after undo reached ann' });
+    assert.ok(!(await value(ann.page)).includes('one'), `undo did not resurrect Bob's deletion: ${JSON.stringify(await value(ann.page))}`);
+
+    const rejected = await ann.page.evaluate(() => window.coedit!.forceSync(42).then(() => null, (e: { code: string; detail: string }) => [e.code, e.detail]));
+    assert.deepEqual(rejected, ['invalid_config', "forceSync(content): expected a string for app 'text', got number 42"]);
+  });
+});
+
+it('[R3] offline edits survive a closed tab (IndexedDB) and are uploaded once when it reopens online', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wave-e2e-r3-'));
+  const port = await freePort();
+  const serverArgs = { dataDir, extraArgs: ['--port', String(port)] };
+  let own = await startServer(serverArgs);
+  const offlineErrors = [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/];
+  try {
+    await withScene(browser, own, 'offline-reopen', async (scene) => {
+      const doc = freshDocId('r3');
+      const ann = await scene.open('Ann', textarea, { doc, text: 'base\n', allowErrors: offlineErrors });
+      await ann.page.locator('#editor').focus();
+      await ann.page.keyboard.press('Control+End');
+      await ann.page.keyboard.type('online ');
+      await ann.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+
+      await own.stop();
+      await ann.page.waitForFunction(() => window.coedit!.getState() === 'offline');
+      await ann.page.keyboard.type('offline-edit');
+      await ann.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === false);
+      // y-indexeddb starts one IndexedDB transaction per update, synchronously, but a tab closed while they are in
+      // flight aborts them (a user closing the tab within milliseconds of typing). Wait until they have committed,
+      // then close the tab without any chance to flush more.
+      await ann.page.evaluate(idbWritesSettled, doc);
+      await ann.page.close({ runBeforeUnload: false });
+
+      own = await startServer(serverArgs);
+      // The host reopens the document with its last saved copy (it never saw the offline edit).
+      const again = await ann.context.newPage();
+      again.on('pageerror', (err) => ann.errors.push(`pageerror: ${err.message}`));
+      await again.goto(scene.demoUrl(textarea, { doc, user: 'Ann', text: 'base\nonline ' }));
+      await again.evaluate(() => window.waveStarted);
+      await again.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+      assert.equal(await value(again), 'base\nonline offline-edit');
+
+      const bob = await scene.open('Bob', textarea, { doc, text: 'stale' });
+      assert.equal(await value(bob.page), 'base\nonline offline-edit', 'uploaded once, nothing duplicated');
+    });
+  } finally {
+    await own.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * Resolves once every IndexedDB write already started for `docId`'s databases has committed: IndexedDB runs
+ * read/write transactions with overlapping scopes in the order they were created, across connections (IndexedDB 3.0,
+ * "transaction scheduling"), so a read/write transaction created now completes only after them.
+ */
+async function idbWritesSettled(docId: string): Promise<void> {
+  const names = (await indexedDB.databases()).map((d) => d.name ?? '').filter((n) => n.includes(docId));
+  if (names.length === 0) throw new Error(`no IndexedDB database for ${docId}`);
+  for (const name of names) {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open(name);
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    const stores = Array.from(db.objectStoreNames);
+    await new Promise<void>((resolve, reject) => {
+      const tx = db.transaction(stores, 'readwrite');
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error);
+    });
+    db.close();
+  }
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}

@@ -1,0 +1,381 @@
+// Rich-text co-editing end to end (editors A = Froala and D = TinyMCE through its `wave` plugin), in Chromium with
+// the real editors, client and server: concurrent typing, formatting, hostile HTML (RELIABILITY S6), IME (R11),
+// undo of one's own edits only, and Froala's "Powered by" paragraph kept out of the document.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { withScene, type Peer, type Scene } from '../lib/browser.ts';
+import { RICH_TEXT_DRIVERS, type RichTextDriver } from '../lib/richtext-drivers.ts';
+import { caretAt, command, convergedHtml, IMAGE_URL, rt, selectWord } from '../lib/richtext.ts';
+import type { WaveServer } from '../lib/server.ts';
+import { freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
+import { serverAndBrowser } from '../lib/suite.ts';
+import '../lib/page-globals.ts';
+
+const TIMEOUT_MS = 120_000;
+/** Edits cross the loopback in ~20 ms; this bound only catches a lost edit. */
+const CONVERGE_MS = 15_000;
+
+let server: WaveServer;
+let browser: Browser;
+
+serverAndBrowser((s, b) => {
+  server = s;
+  browser = b;
+});
+
+async function open(scene: Scene, name: string, driver: RichTextDriver, doc: string, text?: string): Promise<Peer> {
+  return scene.open(name, driver, text === undefined ? { doc } : { doc, text });
+}
+
+/** Types `words` (each preceded or followed by a space) at the caret, with small random pauses. */
+async function typeWords(peer: Peer, words: readonly string[], rand: () => number, lead: boolean): Promise<void> {
+  for (const w of words) await peer.driver.type(peer.page, lead ? ` ${w}` : `${w} `, { delay: 5 + Math.floor(rand() * 30) });
+}
+
+function words(prefix: string, n: number, rand: () => number): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}${i}x${Math.floor(rand() * 1000)}`);
+}
+
+function assertOnce(text: string, expected: readonly string[]): void {
+  const tokens = text.split(/\s+/).filter(Boolean);
+  for (const w of expected) assert.equal(tokens.filter((t) => t === w).length, 1, `"${w}" exactly once in ${JSON.stringify(text)}`);
+}
+
+/** Like `scene.open`, but the page's Content-Security-Policy is bypassed (Playwright `bypassCSP`). */
+async function openWithoutCsp(scene: Scene, name: string, driver: RichTextDriver, doc: string): Promise<Peer> {
+  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1000, height: 720 } });
+  const page = await context.newPage();
+  const peer: Peer = { name, driver, context, page, errors: [], allowErrors: [] };
+  scene.peers.push(peer);
+  trackErrors(peer);
+  await page.goto(scene.demoUrl(driver, { doc, user: name }));
+  await page.evaluate(async () => {
+    await window.waveStarted;
+  });
+  return peer;
+}
+
+function trackErrors(peer: Peer): void {
+  peer.page.on('console', (msg) => msg.type() === 'error' && peer.errors.push(`console.error: ${msg.text()}`));
+  peer.page.on('pageerror', (err) => peer.errors.push(`pageerror: ${err.message}`));
+}
+
+async function trackReload(peer: Peer): Promise<void> {
+  await peer.page.waitForFunction(() => window.waveStarted !== undefined);
+}
+
+/** Hostile markup from past TinyMCE/Froala advisories and the usual XSS vectors; each one would set `top.__pwned`. */
+const HOSTILE = [
+  `<img src="x" onerror="top.__pwned=(top.__pwned||0)+1;alert('img')">`,
+  `<p>before<script>top.__pwned=(top.__pwned||0)+1;alert('script')</script>after</p>`,
+  `<p><a href="javascript:top.__pwned=(top.__pwned||0)+1;alert('href')">js link</a></p>`,
+  `<p><a href=" JaVaScRiPt:alert('spaced')">spaced link</a></p>`,
+  `<iframe srcdoc="<script>top.__pwned=(top.__pwned||0)+1;alert('srcdoc')</script>"></iframe>`,
+  `<iframe src="javascript:top.alert('iframe-src')"></iframe>`,
+  `<svg onload="top.__pwned=(top.__pwned||0)+1;alert('svg')"><circle r="5"></circle></svg>`,
+  `<p style="background-image: url(javascript:alert('css'))">styled</p>`,
+  `<div style="width: expression(alert('expr'))">expression</div>`,
+  `<object data="javascript:alert('object')"></object><embed src="javascript:alert('embed')">`,
+  `<details open ontoggle="top.__pwned=(top.__pwned||0)+1;alert('toggle')">details</details>`,
+  `<math><mi xlink:href="javascript:alert('math')">math</mi></math>`,
+  `<noscript><p title="</noscript><img src=x onerror=alert('noscript')>"></p></noscript>`,
+  `<form action="javascript:alert('form')"><button formaction="javascript:alert('button')">button</button></form>`,
+  `<p><img src="data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9ImFsZXJ0KDEpIi8+" alt="svgdata"></p>`,
+  `<p><a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">data link</a></p>`,
+  `<p><span data-mce-bogus="1"><img src=x onerror="alert('bogus')"></span>marker</p>`,
+  `<p><span class="fr-marker" data-id="0"><img src=x onerror="alert('marker')"></span>froala marker</p>`,
+  `<p>END-OF-HOSTILE</p>`,
+];
+
+for (const driver of RICH_TEXT_DRIVERS) {
+  describe(`rich text over ${driver.name}`, () => {
+    it('two users typing in the same and in different paragraphs converge on identical HTML, every word once', { timeout: TIMEOUT_MS }, async () => {
+      const label = `${driver.name}-rt-concurrent`;
+      const seed = testSeed(label);
+      const rand = seededRandom(seed);
+      await withScene(browser, server, label, async (scene) => {
+        const doc = freshDocId(label);
+        const ann = await open(scene, 'Ann', driver, doc);
+        const bob = await open(scene, 'Bob', driver, doc);
+        await driver.focusEnd(ann.page);
+        await driver.type(ann.page, 'MID');
+        await ann.page.keyboard.press('Enter');
+        await driver.type(ann.page, 'END');
+        await waitUntil(async () => (await driver.text(bob.page)) === 'MID\nEND', { timeoutMs: CONVERGE_MS, message: 'Bob to see two paragraphs' });
+
+        // Same paragraph: Ann after MID, Bob before it.
+        const annSame = words('annS', 8, rand);
+        const bobSame = words('bobS', 8, rand);
+        await caretAt(ann.page, 'MID', true);
+        await caretAt(bob.page, 'MID', false);
+        await Promise.all([typeWords(ann, annSame, seededRandom(seed + 1), true), typeWords(bob, bobSame, seededRandom(seed + 2), false)]);
+        await convergedHtml([ann, bob], (h) => [...annSame, ...bobSame].every((w) => h.includes(w)));
+        // Different paragraphs: Ann at the end of the second, Bob at the end of the first.
+        const annDiff = words('annD', 8, rand);
+        const bobDiff = words('bobD', 8, rand);
+        await caretAt(ann.page, 'END', true);
+        await caretAt(bob.page, annSame[annSame.length - 1]!, true);
+        await Promise.all([typeWords(ann, annDiff, seededRandom(seed + 3), true), typeWords(bob, bobDiff, seededRandom(seed + 4), true)]);
+
+        const html = await convergedHtml([ann, bob]);
+        const text = await driver.text(ann.page);
+        assertOnce(text, [...annSame, ...bobSame, ...annDiff, ...bobDiff, 'MID', 'END']);
+        const [first, second] = text.split('\n');
+        assert.equal(first, `${bobSame.map((w) => `${w} `).join('')}MID${annSame.map((w) => ` ${w}`).join('')}${bobDiff.map((w) => ` ${w}`).join('')}`, 'first paragraph in typing order');
+        assert.equal(second, `END${annDiff.map((w) => ` ${w}`).join('')}`, 'second paragraph in typing order');
+        assert.equal((html.match(/<p>/g) ?? []).length, 2, `two paragraphs: ${html}`);
+      });
+    });
+
+    it('formatting made in one editor appears in the other: marks, link, heading, lists, quote, table, image', { timeout: TIMEOUT_MS }, async () => {
+      const label = `${driver.name}-rt-format`;
+      await withScene(browser, server, label, async (scene) => {
+        const doc = freshDocId(label);
+        const ann = await open(scene, 'Ann', driver, doc);
+        const bob = await open(scene, 'Bob', driver, doc);
+        await driver.focusEnd(ann.page);
+        for (const [i, line] of ['alpha beta gamma delta epsilon', 'heading line', 'bullet one', 'quoted line', 'ordered one', 'tail'].entries()) {
+          if (i > 0) await ann.page.keyboard.press('Enter');
+          await driver.type(ann.page, line);
+        }
+        await convergedHtml([ann, bob], (h) => h.includes('tail'));
+
+        const steps: Array<[string, () => Promise<unknown>, RegExp]> = [
+          ['bold', async () => (await selectWord(ann.page, 'beta'), command(ann.page, 'bold')), /<strong>beta<\/strong>/],
+          ['italic', async () => (await selectWord(ann.page, 'gamma'), command(ann.page, 'italic')), /<em>gamma<\/em>/],
+          ['underline', async () => (await selectWord(ann.page, 'delta'), command(ann.page, 'underline')), /(<u>|text-decoration: underline;">)delta/],
+          ['strike', async () => (await selectWord(ann.page, 'epsilon'), command(ann.page, 'strike')), /<s>epsilon<\/s>/],
+          ['link', async () => (await selectWord(ann.page, 'alpha'), command(ann.page, 'link', { href: 'https://example.com/a', text: 'alpha' })), /<a href="https:\/\/example\.com\/a"[^>]*>alpha<\/a>/],
+          ['heading', async () => (await caretAt(ann.page, 'heading', true), command(ann.page, 'h2')), /<h2>heading line<\/h2>/],
+          ['bullet list', async () => (await caretAt(ann.page, 'bullet', true), command(ann.page, 'ul')), /<ul>\s*<li>bullet one<\/li>\s*<\/ul>/],
+          ['ordered list', async () => (await caretAt(ann.page, 'ordered', true), command(ann.page, 'ol')), /<ol>\s*<li>ordered one<\/li>\s*<\/ol>/],
+          ['blockquote', async () => (await caretAt(ann.page, 'quoted', true), command(ann.page, 'quote')), /<blockquote>[\s\S]*quoted line[\s\S]*<\/blockquote>/],
+          ['table', async () => (await caretAt(ann.page, 'tail', true), command(ann.page, 'table', { rows: 2, cols: 2 })), /<table[\s\S]*<tr>[\s\S]*<\/tr>[\s\S]*<tr>[\s\S]*<\/table>/],
+        ];
+        for (const [name, act, pattern] of steps) {
+          await act();
+          await convergedHtml([ann, bob], (h) => pattern.test(h)).catch((err: Error) => {
+            throw new Error(`${name}: ${err.message}`);
+          });
+        }
+
+        // Typing in cells from the other side, then a row added below.
+        await rt(bob.page, `var cell = root().querySelector('td'); setRange(cell, 0, cell, 0);`);
+        await driver.type(bob.page, 'cellA');
+        await rt(bob.page, `var cell = root().querySelectorAll('td')[3]; setRange(cell, 0, cell, 0);`);
+        await driver.type(bob.page, 'cellD');
+        await convergedHtml([ann, bob], (h) => /<td[^>]*>cellA/.test(h) && /<td[^>]*>cellD/.test(h));
+        await caretAt(ann.page, 'cellA', true);
+        await command(ann.page, 'rowBelow');
+        const withRow = await convergedHtml([ann, bob], (h) => (h.match(/<tr/g) ?? []).length === 3);
+        assert.ok(withRow.indexOf('cellA') < withRow.indexOf('cellD'), 'the row went between');
+        await rt(ann.page, `var cell = root().querySelectorAll('tr')[1].querySelector('td'); setRange(cell, 0, cell, 0);`);
+        await driver.type(ann.page, 'newRow');
+        await convergedHtml([ann, bob], (h) => /<tr[^>]*>\s*<td[^>]*>newRow/.test(h));
+
+        // An image, inserted through the editor's API.
+        await caretAt(ann.page, 'tail', true);
+        await command(ann.page, 'image', { src: IMAGE_URL });
+        // TinyMCE writes the URL relative to the page (its convert_urls option); Froala keeps it as given.
+        const final = await convergedHtml([ann, bob], (h) => /<img [^>]*src="[^"]*photo1\.jpg"/.test(h));
+        for (const [name, , pattern] of steps) assert.match(final, pattern, `${name} kept to the end`);
+        assert.doesNotMatch(final, /fr-marker|data-mce-|contenteditable/, 'no editor-internal markup in the shared content');
+      });
+    });
+
+    it('[S6] hostile HTML inserted through the editor API runs in no peer, not after reload either', { timeout: TIMEOUT_MS }, async () => {
+      const label = `${driver.name}-rt-hostile`;
+      await withScene(browser, server, label, async (scene) => {
+        const doc = freshDocId(label);
+        const ann = await open(scene, 'Ann', driver, doc);
+        // Bob's page ignores its Content-Security-Policy: anything that reached his DOM would run.
+        const bob = await openWithoutCsp(scene, 'Bob', driver, doc);
+        const dialogs: string[] = [];
+        const watch = (peer: Peer) =>
+          peer.page.on('dialog', (d) => {
+            dialogs.push(`${peer.name}: ${d.message()}`);
+            void d.dismiss();
+          });
+        watch(ann);
+        watch(bob);
+        // `<img src="x">` is allowed content (a relative URL) and 404s. On Ann's page the editor itself parses the
+        // payloads into her live DOM before Wave sees them; her page's CSP blocks the handlers and says so.
+        ann.allowErrors.push(/Failed to load resource/, /Executing inline event handler violates the following Content Security Policy/);
+        bob.allowErrors.push(/Failed to load resource/);
+        await driver.focusEnd(ann.page);
+        await driver.type(ann.page, 'start');
+        for (const payload of HOSTILE) await command(ann.page, 'html', { html: payload });
+        await convergedHtml([ann, bob], (h) => h.includes('END-OF-HOSTILE'));
+        // Also a whole-document replace, the other way hosts load content.
+        // (Froala 5.4's own html.set throws on the <noscript> payload: that one only goes through html.insert.)
+        await command(ann.page, 'setHtml', { html: `<p>replaced</p>${HOSTILE.filter((h) => !h.startsWith('<noscript')).join('')}` });
+        const html = await convergedHtml([ann, bob], (h) => h.includes('replaced') && h.includes('END-OF-HOSTILE'));
+        // Give event handlers that would fire asynchronously (image errors, iframe loads) a chance, then check.
+        for (const peer of [ann, bob]) await peer.page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+        assert.doesNotMatch(html, /onerror|onload|ontoggle|javascript:|<script|<iframe|<object|<embed|<svg|srcdoc|expression\(|url\(/i, `sanitised: ${html}`);
+
+        const bobDom = await rt<string>(bob.page, 'return root().innerHTML;');
+        assert.doesNotMatch(bobDom, /onerror|onload|ontoggle|javascript:|<script|<iframe|<object|<embed|<svg|srcdoc/i, `Bob's DOM: ${bobDom}`);
+        await bob.page.reload();
+        await trackReload(bob);
+        const again = await bob.page.evaluate(async () => {
+          await window.waveStarted;
+          return true;
+        });
+        assert.ok(again);
+        await waitUntil(async () => (await driver.html(bob.page)).includes('END-OF-HOSTILE'), { timeoutMs: CONVERGE_MS, message: 'Bob reloaded the document' });
+        await bob.page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+        const flags = await Promise.all([ann, bob].map((p) => p.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned ?? 0)));
+        assert.deepEqual(flags, [0, 0], 'no payload ran (global flag)');
+        assert.deepEqual(dialogs, [], 'no payload ran (dialogs)');
+      });
+    });
+
+    it('[R11] an IME composition survives a remote edit in the same paragraph and converges after it ends', { timeout: TIMEOUT_MS }, async () => {
+      const label = `${driver.name}-rt-ime`;
+      await withScene(browser, server, label, async (scene) => {
+        const doc = freshDocId(label);
+        const ann = await open(scene, 'Ann', driver, doc);
+        const bob = await open(scene, 'Bob', driver, doc);
+        await driver.focusEnd(ann.page);
+        await driver.type(ann.page, 'hello world');
+        await convergedHtml([ann, bob], (h) => h.includes('hello world'));
+        await caretAt(ann.page, 'hello', true);
+        const cdp = await ann.page.context().newCDPSession(ann.page);
+        await cdp.send('Input.imeSetComposition', { text: 'に', selectionStart: 1, selectionEnd: 1 });
+        await cdp.send('Input.imeSetComposition', { text: 'にほ', selectionStart: 2, selectionEnd: 2 });
+        // Bob edits the same paragraph while Ann composes: at its start and at its end.
+        await driver.focusStart(bob.page);
+        await driver.type(bob.page, 'A ');
+        await driver.focusEnd(bob.page);
+        await driver.type(bob.page, ' Z');
+        await waitUntil(async () => (await driver.text(bob.page)) === 'A hello world Z', { timeoutMs: CONVERGE_MS, message: "Bob's own edits" });
+        const during = await driver.text(ann.page);
+        assert.ok(during.includes('helloにほ'), `composition intact during the remote edit: ${JSON.stringify(during)}`);
+        await cdp.send('Input.imeSetComposition', { text: 'にほん', selectionStart: 3, selectionEnd: 3 });
+        await cdp.send('Input.insertText', { text: 'にほん' });
+        await cdp.detach();
+        const html = await convergedHtml([ann, bob], (h) => h.includes('にほん') && h.includes('Z'));
+        assert.equal(await driver.text(bob.page), 'A helloにほん world Z', html);
+        // Ann keeps typing where the composition ended.
+        await driver.type(ann.page, '!');
+        await convergedHtml([ann, bob], (h) => h.includes('にほん!'));
+      });
+    });
+
+    it('forceSync(html) replaces the document for every peer in one step, sanitised, and clears undo', { timeout: TIMEOUT_MS }, async () => {
+      const label = `${driver.name}-rt-force`;
+      await withScene(browser, server, label, async (scene) => {
+        const doc = freshDocId(label);
+        const ann = await open(scene, 'Ann', driver, doc, 'draft one');
+        const bob = await open(scene, 'Bob', driver, doc);
+        await convergedHtml([ann, bob], (h) => h.includes('draft one'));
+        // Bob's own edit is what his undo would revert after the replace.
+        await driver.focusEnd(bob.page);
+        await driver.type(bob.page, ' by bob');
+        await convergedHtml([ann, bob], (h) => h.includes('draft one by bob'));
+        const dialogs: string[] = [];
+        for (const peer of [ann, bob]) peer.page.on('dialog', (d) => void d.dismiss().then(() => dialogs.push(d.message())));
+        const before = await bob.page.evaluate(() => window.waveLog!.content_changed.length);
+        // `<img src="x">` is allowed content (a relative URL): once shown, it 404s. Ann's page parses the payload
+        // (in a DOMParser document, which runs nothing); Chromium still reports its onerror attribute against the
+        // page's CSP when parsing — it does so for a <template> too — and the handler never runs (checked below).
+        for (const peer of [ann, bob]) peer.allowErrors.push(/Failed to load resource: .* 404 .*\/demo\/x/);
+        ann.allowErrors.push(/Executing inline event handler violates the following Content Security Policy/);
+
+        const restored = `<h2>Restored</h2><p>old <strong>version</strong><img src="x" onerror="top.__pwned=1;alert(1)"></p><script>top.__pwned=2</script>`;
+        await ann.page.evaluate((html) => window.coedit!.forceSync(html), restored);
+        const html = await convergedHtml([ann, bob], (h) => h.includes('Restored') && !h.includes('draft'));
+        assert.match(html, /<h2>Restored<\/h2>/);
+        assert.match(html, /old <strong>version<\/strong>/);
+        assert.doesNotMatch(html, /onerror|<script|__pwned/, `sanitised: ${html}`);
+        const after = await bob.page.evaluate((n) => window.waveLog!.content_changed.slice(n), before);
+        assert.deepEqual(after, [{ source: 'remote' }], 'exactly one remote content_changed at the peer');
+
+        // Bob's undo stack was cleared: undo must not bring "by bob" back into the restored version.
+        await command(bob.page, 'undo');
+        await driver.focusEnd(bob.page);
+        await driver.type(bob.page, '!');
+        const final = await convergedHtml([ann, bob], (h) => h.includes('!'));
+        assert.doesNotMatch(final, /by bob|draft/, `undo resurrected nothing: ${final}`);
+        const flags = await Promise.all([ann, bob].map((p) => p.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned ?? 0)));
+        assert.deepEqual([flags, dialogs], [[0, 0], []], 'no payload ran');
+
+        const rejected = await ann.page.evaluate(() => window.coedit!.forceSync(42).then(() => null, (e: { code: string; detail: string }) => [e.code, e.detail]));
+        assert.equal(rejected?.[0], 'invalid_config');
+        assert.match(rejected?.[1] ?? '', /^forceSync\(content\): expected an HTML string for app '(editorA|tinymce|editorD)', got number 42$/);
+      });
+    });
+
+    it("undo reverts only the user's own edit, never a collaborator's", { timeout: TIMEOUT_MS }, async () => {
+      const label = `${driver.name}-rt-undo`;
+      await withScene(browser, server, label, async (scene) => {
+        const doc = freshDocId(label);
+        const ann = await open(scene, 'Ann', driver, doc, 'base');
+        const bob = await open(scene, 'Bob', driver, doc);
+        await driver.focusEnd(ann.page);
+        await driver.type(ann.page, ' mine');
+        await convergedHtml([ann, bob], (h) => h.includes('base mine'));
+        await driver.focusStart(bob.page);
+        await driver.type(bob.page, 'theirs ');
+        await convergedHtml([ann, bob], (h) => h.includes('theirs base mine'));
+        // Ctrl+Z in Ann's editor (its own shortcut), then the toolbar/command path for redo.
+        await driver.focusEnd(ann.page);
+        await ann.page.keyboard.press('Control+z');
+        await convergedHtml([ann, bob], (h) => !h.includes('mine') && h.includes('theirs base'));
+        await command(ann.page, 'redo');
+        await convergedHtml([ann, bob], (h) => h.includes('theirs base mine'));
+        await command(ann.page, 'undo');
+        const html = await convergedHtml([ann, bob], (h) => !h.includes('mine'));
+        assert.match(html, /theirs base/, "Bob's edit survives Ann's undo");
+        // Nothing more of Ann's to undo: the host's content and Bob's edit stay.
+        await command(ann.page, 'undo');
+        await command(ann.page, 'undo');
+        assert.match(await convergedHtml([ann, bob]), /theirs base/);
+      });
+    });
+  });
+}
+
+describe('Froala on a host name other than localhost', () => {
+  it('its "Powered by" paragraph never reaches the shared document', { timeout: TIMEOUT_MS }, async () => {
+    // Unlicensed Froala injects the paragraph everywhere but on localhost/127.0.0.1: serve the page as wave.test.
+    const port = new URL(server.url).port;
+    const other = await chromium.launch({
+      executablePath: process.env.WAVE_E2E_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--host-resolver-rules=MAP wave.test 127.0.0.1'],
+    });
+    try {
+      await withScene(browser, server, 'froala-powered-by', async (scene) => {
+        const doc = freshDocId('powered-by');
+        const ctx = await other.newContext();
+        const page = await ctx.newPage();
+        const remoteErrors: string[] = [];
+        page.on('pageerror', (e) => remoteErrors.push(e.message));
+        await page.goto(`http://wave.test:${port}/demo/froala.html?doc=${doc}&user=Far`);
+        await page.evaluate(async () => {
+          await window.waveStarted;
+        });
+        const injected = await page.evaluate(() => window.froala!.el.querySelector('[data-f-id="pbf"]') !== null || /Powered by/i.test(window.froala!.html.get()));
+        const farDriver = RICH_TEXT_DRIVERS[0]!;
+        await farDriver.focusEnd(page);
+        await farDriver.type(page, 'typed far away');
+        await page.keyboard.press('Enter');
+        await farDriver.type(page, 'second');
+        const near = await scene.open('Near', farDriver, { doc });
+        await waitUntil(async () => (await farDriver.text(near.page)).includes('second'), { timeoutMs: CONVERGE_MS, message: 'the near peer to see the text' });
+        const nearHtml = await farDriver.html(near.page);
+        const nearDom = await near.page.evaluate(() => window.froala!.el.innerHTML);
+        assert.doesNotMatch(nearHtml, /Powered by|pbf|froala\.com/i, `near peer's content: ${nearHtml}`);
+        assert.doesNotMatch(nearDom, /Powered by|pbf|froala\.com/i, `near peer's DOM: ${nearDom}`);
+        assert.equal(nearHtml, '<p>typed far away</p><p>second</p>');
+        console.log(`froala-powered-by: the far page ${injected ? 'had' : 'did not have'} the injected paragraph`);
+        assert.deepEqual(remoteErrors, []);
+        await ctx.close();
+      });
+    } finally {
+      await other.close();
+    }
+  });
+});

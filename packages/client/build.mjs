@@ -1,0 +1,41 @@
+// Builds the browser bundles with esbuild (the typed ESM build and .d.ts come from `tsc -b`).
+//   dist/cdn/wave.client.js   IIFE, global `Coedit`, served at /lib/2.x/api/wave.client.js
+//   dist/cdn/wave.client.css  served at /lib/2.x/css/wave.client.css
+import { build } from 'esbuild';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, 'dist', 'cdn');
+await mkdir(out, { recursive: true });
+
+/**
+ * y-codemirror imports the `codemirror` package (for `CodeMirror.Pos`, when it draws remote selections). A page that
+ * uses the CDN bundle has loaded CodeMirror 5 itself: use that copy (`window.CodeMirror`), never bundle a second one.
+ */
+const codemirrorFromPage = {
+  name: 'codemirror-from-page',
+  setup(b) {
+    b.onResolve({ filter: /^codemirror$/ }, () => ({ path: 'codemirror', namespace: 'wave-page-global' }));
+    b.onLoad({ filter: /.*/, namespace: 'wave-page-global' }, () => ({
+      contents: 'export default { get Pos() { return window.CodeMirror.Pos; } };',
+      loader: 'js',
+    }));
+  },
+};
+
+await build({
+  entryPoints: [join(here, 'src', 'cdn.ts')],
+  plugins: [codemirrorFromPage],
+  outfile: join(out, 'wave.client.js'),
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: ['es2020'],
+  minify: true,
+  sourcemap: 'linked',
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+await copyFile(join(here, 'src', 'wave.client.css'), join(out, 'wave.client.css'));

@@ -1,0 +1,923 @@
+/**
+ * The HTML adapter core shared by Froala (A) and TinyMCE (D): binds a contenteditable root to the shared
+ * `Y.XmlFragment('html')`.
+ *
+ * Local edits: a MutationObserver marks the top-level blocks that changed (the editor's change events only ask
+ * for the same flush); those blocks are re-read through the normaliser and the document is updated with a
+ * minimal tree and text diff in one transaction whose origin is this binding. Blocks whose new content the
+ * editor spells differently from the canonical rendering are re-rendered once — only after a write, so an
+ * editor that insists on its own spelling cannot start a loop (the model did not change the second time).
+ *
+ * Remote edits (and undo/redo, whose origin is the undo manager): only the top-level blocks that changed are
+ * patched, element by element; the local selection is recorded as Yjs relative positions before the foreign
+ * transaction and restored after.
+ *
+ * IME and key presses: while a composition is open, or a key is down (keydown → keyup), nothing is written and
+ * the block under the caret is not patched; at the end the typed or composed text is applied at the relative
+ * position where it began (so remote edits that arrived meanwhile are kept), then the block is shown as the
+ * document has it. When that text is not one splice of one run, the editor's version of the block wins.
+ *
+ * Undo: the session's `LocalUndo` tracks this binding as origin; the editor's own undo/redo are routed to it, and
+ * its transactions are patched into the DOM like remote ones.
+ */
+import * as Y from 'yjs';
+import type { Awareness } from 'y-protocols/awareness';
+import type { EditorKind } from '../../core/config.js';
+import { invalidConfig } from '../../core/errors.js';
+import type { LocalUndo } from '../../core/undo.js';
+import { diffAtCursor } from '../text-diff.js';
+import type { EditorAdapter } from '../types.js';
+import { htmlPresence } from '../../presence/host-html.js';
+import type { PresenceHost } from '../../presence/types.js';
+import { domHtml, isBlockNode, isElement, isText, morph, readNodes, renderDom, type EditorDialect } from './dom.js';
+import { plainText, type MElement, type MText, type TextOp } from './model.js';
+import { isEmptyParagraph } from './normalize.js';
+import { modelToPoint, pointToModel, textsOf } from './selection.js';
+import { buildY, HTML_TYPE, keyOf, modelOfY, syncChildren, type YNode } from './ydoc.js';
+
+/** What one editor offers the core: its contenteditable root, its dialect and its events. */
+export interface RichTextHost {
+  readonly kind: EditorKind;
+  /** The contenteditable element holding the content (TinyMCE: the iframe's body). */
+  readonly root: HTMLElement;
+  /** Where presence UI is placed. */
+  readonly container: HTMLElement;
+  readonly dialect: EditorDialect;
+  /** Subscribes `onChange` to the editor's change events; returns the unsubscribe function. */
+  listen(onChange: () => void): () => void;
+  /** Routes the editor's undo and redo (keys, toolbar, commands) to `undo`/`redo`; returns the function that gives them back. */
+  takeOverUndo(undo: () => void, redo: () => void, state: UndoState): () => void;
+  /** Tells the editor that Wave changed its content (refresh placeholder, toolbar state…). */
+  contentUpdated(): void;
+  /** The editor's own read-only switch (Froala `edit.off()`, TinyMCE `mode.set('readonly')`). */
+  setReadOnly?(readOnly: boolean): void;
+}
+
+/** Whether undo and redo have anything to do, for the editor's toolbar buttons. */
+export interface UndoState {
+  canUndo(): boolean;
+  canRedo(): boolean;
+}
+
+interface Entry {
+  /** The top-level Y node. */
+  y: YNode;
+  /** Canonical HTML of its block when in normal form; a key nothing equals otherwise. */
+  key: string;
+  /** Its block when the Y node is in normal form. */
+  model: MElement | null;
+  /** What it shows (normalised). */
+  blocks: MElement[];
+  /** Its top-level DOM nodes in the editor (empty when it shows nothing or is not placed yet). */
+  doms: Node[];
+}
+
+interface YPoint {
+  rel: Y.RelativePosition;
+  path: number[];
+  offset: number;
+}
+
+interface Saved {
+  anchor: YPoint | null;
+  focus: YPoint | null;
+}
+
+/** Quiet time after a local edit before its blocks get their second canonical check (see `settle`). */
+const SETTLE_MS = 400;
+
+/** Longest a key press may hold the block under the caret if its keyup never arrives (auto-repeat re-arms it). */
+const KEY_HOLD_MS = 1_000;
+
+/** Origin of the one-time write-back of content the binding itself normalised (not an undoable user edit). */
+const NORMALIZE_ORIGIN = Symbol('wave-html-normalize');
+
+const OBSERVE: MutationObserverInit = {
+  childList: true,
+  characterData: true,
+  subtree: true,
+  attributes: true,
+  // Only attributes the schema keeps; editors flip many others (selection state, drag handles) all the time.
+  attributeFilter: ['href', 'src', 'alt', 'width', 'height', 'style', 'class', 'colspan', 'rowspan', 'scope', 'border', 'span', 'start', 'type'],
+};
+
+let uniqueKey = 0;
+
+export class RichTextBinding implements EditorAdapter {
+  private doc: Y.Doc | null = null;
+  private frag: Y.XmlFragment | null = null;
+  private entries: Entry[] = [];
+  private readonly byY = new Map<YNode, Entry>();
+  private readonly byDom = new Map<Node, Entry>();
+  /** Top-level nodes edited locally since the editor last went quiet, and the timer of that moment. */
+  private readonly settling = new Set<Node>();
+  private settleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The content key each top-level DOM node was re-checked for once the editor went quiet. */
+  private settled = new WeakMap<Node, string>();
+  /** The content key each top-level DOM node was last found (or made) canonical for. */
+  private checked = new WeakMap<Node, string>();
+  /** Blocks read from a top-level DOM node that has not changed since. */
+  private cache = new WeakMap<Node, MElement[]>();
+  /** Top-level nodes changed since the last flush (the root itself when its child list changed). */
+  private readonly dirty = new Set<Node>();
+  private observer: MutationObserver | null = null;
+  /**
+   * An IME composition, or a key press (keydown → keyup), is in progress: the block under the caret is not
+   * patched and nothing is written until it ends. Editors keep state across the two events of a key press
+   * (TinyMCE re-spells spaces at keyup from what it saw at keydown), so a remote patch in between would be undone.
+   */
+  private composing: { top: Node | null; start: YPoint | null; key: boolean } | null = null;
+  private keyTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Top-level Y nodes changed remotely while their block was under composition. */
+  private readonly deferred = new Set<YNode>();
+  /**
+   * Top-level Y nodes changed remotely while their block was not patched (composition, or an unwritten local edit).
+   * When such a block is then written from the DOM, the document merges both edits and the DOM lacks the remote
+   * one: `showDocumentVersion` shows it the document's version.
+   */
+  private readonly staleY = new Set<YNode>();
+  private saved: Saved | null = null;
+  /** Local DOM changes were still unwritten when a foreign transaction began: they win in their blocks. */
+  private localPending = false;
+  private cleanups: Array<() => void> = [];
+
+  constructor(private readonly host: RichTextHost) {}
+
+  setReadOnly(readOnly: boolean): void {
+    this.host.setReadOnly?.(readOnly);
+  }
+
+  get kind(): EditorKind {
+    return this.host.kind;
+  }
+
+  get container(): HTMLElement {
+    return this.host.container;
+  }
+
+  private get root(): HTMLElement {
+    return this.host.root;
+  }
+
+  private get dialect(): EditorDialect {
+    return this.host.dialect;
+  }
+
+  createPresence(): PresenceHost {
+    return htmlPresence(this.root, this.host.container, {
+      selection: () => {
+        if (!this.doc) return null;
+        const saved = this.captureSelection();
+        return saved?.anchor && saved.focus ? { anchor: saved.anchor.rel, head: saved.focus.rel } : null;
+      },
+      toDom: (rel) => this.yToDom(rel),
+    });
+  }
+
+  seed(doc: Y.Doc): void {
+    const blocks = this.readAll().flatMap((u) => u.blocks);
+    const content = blocks.length === 1 && isEmptyParagraph(blocks[0]!) ? [] : blocks;
+    if (content.length > 0) doc.getXmlFragment(HTML_TYPE).insert(0, content.map(buildY));
+  }
+
+  /** Session hook before a remote update: DOM edits the MutationObserver has not delivered yet are written now. */
+  flushLocal(): void {
+    if (this.frag && !this.composing) this.flush();
+  }
+
+  /**
+   * `forceSync(content)`: `content` is an HTML string, read like pasted HTML — parsed in an inert document (no
+   * script runs, no image loads), sanitised and normalised by the same schema as the editor's own DOM.
+   * Throws `invalid_config` for anything but a string.
+   */
+  replaceContent(doc: Y.Doc, content: unknown): void {
+    if (typeof content !== 'string') throw invalidConfig('forceSync(content)', `an HTML string for app '${this.kind}'`, content);
+    // DOMParser's document has scripting disabled and loads nothing (an image's onerror never even fires).
+    const Parser = this.root.ownerDocument.defaultView?.DOMParser ?? DOMParser;
+    const inert = new Parser().parseFromString(content, 'text/html');
+    const blocks = readNodes(Array.from(inert.body.childNodes), inert.body, this.dialect);
+    const frag = doc.getXmlFragment(HTML_TYPE);
+    frag.delete(0, frag.length);
+    const kept = blocks.length === 1 && isEmptyParagraph(blocks[0]!) ? [] : blocks;
+    if (kept.length > 0) frag.insert(0, kept.map(buildY));
+  }
+
+  bind(doc: Y.Doc, _awareness?: Awareness, undo?: LocalUndo): void {
+    this.unbind();
+    this.doc = doc;
+    const frag = doc.getXmlFragment(HTML_TYPE);
+    this.frag = frag;
+    this.showDocument();
+
+    const observer = new MutationObserver((records) => {
+      this.collect(records);
+      if (!this.composing) this.flush();
+    });
+    observer.observe(this.root, OBSERVE);
+    this.observer = observer;
+    frag.observeDeep(this.onDeep);
+    doc.on('beforeTransaction', this.onBeforeTransaction);
+    this.root.addEventListener('compositionstart', this.onCompositionStart);
+    this.root.addEventListener('compositionend', this.onCompositionEnd);
+    this.root.addEventListener('keydown', this.onKeyDown);
+    this.root.addEventListener('keyup', this.onKeyUp);
+    this.root.addEventListener('blur', this.onKeyUp);
+    const unlisten = this.host.listen(() => {
+      if (!this.composing) this.flush();
+    });
+    this.cleanups.push(() => {
+      observer.disconnect();
+      frag.unobserveDeep(this.onDeep);
+      doc.off('beforeTransaction', this.onBeforeTransaction);
+      this.root.removeEventListener('compositionstart', this.onCompositionStart);
+      this.root.removeEventListener('compositionend', this.onCompositionEnd);
+      this.root.removeEventListener('keydown', this.onKeyDown);
+      this.root.removeEventListener('keyup', this.onKeyUp);
+      this.root.removeEventListener('blur', this.onKeyUp);
+      if (this.keyTimer !== null) clearTimeout(this.keyTimer);
+      if (this.settleTimer !== null) clearTimeout(this.settleTimer);
+      this.settleTimer = null;
+      this.settling.clear();
+      unlisten();
+    });
+    if (undo) {
+      this.cleanups.push(undo.track(this));
+      this.cleanups.push(
+        this.host.takeOverUndo(
+          () => {
+            this.flush();
+            undo.undo();
+          },
+          () => {
+            this.flush();
+            undo.redo();
+          },
+          { canUndo: () => undo.canUndo, canRedo: () => undo.canRedo },
+        ),
+      );
+    }
+    this.host.contentUpdated();
+    // If the editor re-spelled what was just shown, the document takes its normal form once.
+    this.flush(NORMALIZE_ORIGIN);
+  }
+
+  unbind(): void {
+    for (const cleanup of this.cleanups.splice(0).reverse()) cleanup();
+    this.observer = null;
+    this.doc = null;
+    this.frag = null;
+    this.entries = [];
+    this.byY.clear();
+    this.byDom.clear();
+    this.dirty.clear();
+    this.deferred.clear();
+    this.staleY.clear();
+    this.composing = null;
+    this.saved = null;
+    this.localPending = false;
+    this.cache = new WeakMap();
+    this.checked = new WeakMap();
+    this.settled = new WeakMap();
+  }
+
+  destroy(): void {
+    this.unbind();
+  }
+
+  // ---- reading the DOM ----
+
+  private topOf(node: Node | null): Node | null {
+    const root = this.root;
+    while (node && node.parentNode !== root) node = node.parentNode;
+    return node;
+  }
+
+  private collect(records: readonly MutationRecord[]): void {
+    for (const record of records) {
+      if (record.target === this.root) {
+        this.dirty.add(this.root);
+        continue;
+      }
+      const top = this.topOf(record.target);
+      if (top) {
+        this.dirty.add(top);
+        this.cache.delete(top);
+      }
+    }
+  }
+
+  /** The content as groups of top-level DOM nodes and the blocks each holds (cached per unchanged block). */
+  private readAll(): Array<{ nodes: Node[]; blocks: MElement[] }> {
+    const root = this.root;
+    const d = this.dialect;
+    const units: Array<{ nodes: Node[]; blocks: MElement[] }> = [];
+    let loose: Node[] = [];
+    const flushLoose = () => {
+      if (loose.length > 0) units.push({ nodes: loose, blocks: readNodes(loose, root, d) });
+      loose = [];
+    };
+    for (let c = root.firstChild; c; c = c.nextSibling) {
+      if (isElement(c) && d.skip(c)) continue;
+      if (isBlockNode(c)) {
+        flushLoose();
+        let blocks = this.cache.get(c);
+        if (!blocks || this.dirty.has(c)) {
+          blocks = readNodes([c], root, d);
+          this.cache.set(c, blocks);
+        }
+        units.push({ nodes: [c], blocks });
+      } else if (loose.length === 0 && isText(c) && /^[ \t\n\r]*$/.test(c.data)) {
+        continue;
+      } else loose.push(c);
+    }
+    flushLoose();
+    return units;
+  }
+
+  // ---- local edits ----
+
+  private flush(origin: unknown = this): void {
+    const frag = this.frag;
+    const doc = this.doc;
+    if (!frag || !doc || this.composing) return;
+    if (this.observer) this.collect(this.observer.takeRecords());
+    if (this.dirty.size === 0 && origin !== NORMALIZE_ORIGIN) return;
+    const units = this.readAll();
+    for (const n of this.dirty) this.settling.add(n);
+    this.scheduleSettle();
+    this.dirty.clear();
+    this.scrub(units);
+    let items = units.flatMap((unit) => unit.blocks.map((block) => ({ block, unit })));
+    if (items.length === 1 && isEmptyParagraph(items[0]!.block)) items = [];
+    const keys = items.map((it) => keyOf(it.block));
+    const entries = this.entries;
+    const single = (it: { unit: { nodes: Node[]; blocks: MElement[] } }) => it.unit.nodes.length === 1 && it.unit.blocks.length === 1;
+    if (keys.length === entries.length && keys.every((k, i) => k === entries[i]!.key)) {
+      // Same content (the editor rebuilt or re-spelled a block): only the DOM nodes may be new.
+      items.forEach((it, i) => {
+        if (single(it)) entries[i]!.doms = it.unit.nodes;
+      });
+      this.index();
+      // A remote edit deferred for this (unchanged) DOM is still to be shown.
+      this.showDocumentVersion(entries.filter((e) => this.staleY.has(e.y)));
+      this.canonicalize(items.map((it) => it.unit));
+      return;
+    }
+    const caret = this.caretHint(items.map((it) => it.block));
+    let ys: YNode[] = [];
+    doc.transact(() => {
+      ys = syncChildren(
+        frag,
+        'root',
+        items.map((it) => it.block),
+        {
+          caret,
+          sameHint: (i, j) => {
+            const e = entries[i]!;
+            const it = items[j]!;
+            return e.doms.length === 1 && it.unit.nodes.length === 1 && e.doms[0] === it.unit.nodes[0];
+          },
+        },
+        entries.map((e) => ({ y: e.y, key: e.key, model: e.model })),
+      );
+    }, origin);
+    const before = new Map(entries.map((e) => [e.y, e.key]));
+    this.entries = items.map((it, j) => ({
+      y: ys[j]!,
+      key: keys[j]!,
+      model: it.block,
+      blocks: [it.block],
+      doms: single(it) ? it.unit.nodes : [],
+    }));
+    this.index();
+    // Blocks this write changed are read back from the document: what it holds can differ from what was read from
+    // the DOM (a deferred remote edit merged in, or markup the schema keeps in the DOM reading but drops on the
+    // way into Y, such as a link without href), and every peer shows the document's version.
+    this.showDocumentVersion(this.entries.filter((e) => before.get(e.y) !== e.key || this.staleY.has(e.y)));
+    this.canonicalize(items.map((it) => it.unit));
+  }
+
+  /**
+   * Re-renders those of `candidates` whose DOM does not show what their Y node holds (keeping the selection), so
+   * that this editor shows exactly what every peer shows. Without it the editor would keep its own version.
+   */
+  private showDocumentVersion(candidates: readonly Entry[]): void {
+    let saved: Saved | null | undefined;
+    for (const entry of candidates) {
+      if (entry.doms.length !== 1 || this.isComposingIn(entry)) continue;
+      this.staleY.delete(entry.y);
+      const fresh = this.entryFromY(entry.y);
+      if (fresh.key === entry.key) continue;
+      if (saved === undefined) saved = this.captureSelection();
+      fresh.doms = entry.doms;
+      this.patchNodes(fresh, renderDom(fresh.blocks, this.root.ownerDocument, this.dialect));
+      this.entries = this.entries.map((e) => (e === entry ? fresh : e));
+      for (const n of fresh.doms) {
+        this.cache.set(n, fresh.blocks);
+        this.checked.set(n, fresh.key);
+      }
+    }
+    // Nodes no longer in the document (replaced by a write) have nothing left to show.
+    for (const y of this.staleY) if (!this.byY.has(y)) this.staleY.delete(y);
+    if (saved === undefined) return;
+    this.index();
+    if (saved) this.restoreSelection(saved);
+    this.observer?.takeRecords();
+    this.host.contentUpdated();
+  }
+
+  private scheduleSettle(): void {
+    if (this.settleTimer !== null) clearTimeout(this.settleTimer);
+    this.settleTimer = setTimeout(() => {
+      this.settleTimer = null;
+      this.settle();
+    }, SETTLE_MS);
+  }
+
+  /**
+   * Once the editor is quiet, blocks edited since are compared with their canonical spelling once more: an editor
+   * command can leave markup the document does not keep (a link element without href) after the first check. At
+   * most once per block and content, so an editor that insists cannot start a loop.
+   */
+  private settle(): void {
+    if (!this.frag || this.composing) return;
+    this.flush();
+    const d = this.dialect;
+    const doc = this.root.ownerDocument;
+    let saved: Saved | null = null;
+    for (const entry of this.entries) {
+      const dom = entry.doms[0];
+      if (entry.doms.length !== 1 || !dom || !this.settling.has(dom) || this.settled.get(dom) === entry.key) continue;
+      this.settled.set(dom, entry.key);
+      const fresh = renderDom(entry.blocks, doc, d);
+      if (fresh.length === 1 && domHtml(dom, d) === domHtml(fresh[0]!, d)) continue;
+      saved ??= this.captureSelection();
+      this.patchNodes(entry, fresh);
+      for (const n of entry.doms) {
+        this.checked.set(n, entry.key);
+        this.settled.set(n, entry.key);
+      }
+    }
+    this.settling.clear();
+    if (saved === null) return;
+    this.index();
+    this.restoreSelection(saved);
+    this.observer?.takeRecords();
+  }
+
+  /**
+   * Removes top-level nodes that hold nothing the document keeps but markup (a `<noscript>`, an `<iframe>` the
+   * editor let through): the sanitiser dropped them, so they must not stay in this editor either.
+   */
+  private scrub(units: ReadonlyArray<{ nodes: Node[]; blocks: MElement[] }>): void {
+    const hasContent = units.some((u) => u.blocks.length > 0);
+    for (const unit of units) {
+      if (unit.blocks.length > 0) continue;
+      // A lone <br> may be the editor's own placeholder in an empty editor; next to content it is debris.
+      if (!hasContent && !unit.nodes.some((n) => isElement(n) && n.localName.toLowerCase() !== 'br')) continue;
+      for (const n of unit.nodes) n.parentNode?.removeChild(n);
+    }
+  }
+
+  /**
+   * Re-renders blocks whose DOM is not the canonical spelling of their content, so that every peer shows the same
+   * HTML and nothing the sanitiser dropped (an event handler, an iframe) stays even in the local editor. Each DOM
+   * block is checked once per content: an editor that puts its own spelling back is left alone until the content
+   * changes, so the two can never loop.
+   */
+  private canonicalize(units: ReadonlyArray<{ nodes: Node[]; blocks: MElement[] }>): void {
+    const d = this.dialect;
+    const doc = this.root.ownerDocument;
+    let saved: Saved | null = null;
+    const save = () => (saved ??= this.captureSelection());
+    const done = new Set<object>();
+    this.entries.forEach((entry, j) => {
+      const unit = units[j]!;
+      if (entry.doms.length === 0) {
+        if (done.has(unit)) return;
+        done.add(unit);
+        // Loose inline content or a node holding several blocks: replaced by one node per block.
+        save();
+        const group = this.entries.filter((_, k) => units[k] === unit);
+        const anchor = unit.nodes[0] ?? null;
+        for (const e of group) {
+          e.doms = renderDom(e.blocks, doc, d);
+          for (const n of e.doms) this.root.insertBefore(n, anchor);
+        }
+        for (const n of unit.nodes) n.parentNode?.removeChild(n);
+        return;
+      }
+      const dom = entry.doms[0]!;
+      if (this.checked.get(dom) === entry.key) return;
+      this.checked.set(dom, entry.key);
+      const fresh = renderDom(entry.blocks, doc, d);
+      if (fresh.length === 1 && domHtml(dom, d) === domHtml(fresh[0]!, d)) return;
+      save();
+      this.patchNodes(entry, fresh);
+      for (const n of entry.doms) this.checked.set(n, entry.key);
+    });
+    if (saved === null) return;
+    this.index();
+    for (const e of this.entries) if (e.doms.length === 1) this.cache.set(e.doms[0]!, e.blocks);
+    this.restoreSelection(saved);
+    this.observer?.takeRecords();
+  }
+
+  /** The caret (a collapsed selection) as an offset in one of `blocks`' texts, to place ambiguous insertions. */
+  private caretHint(blocks: readonly MElement[]): { text: MText; offset: number } | null {
+    const sel = this.root.ownerDocument.getSelection();
+    if (!sel || !sel.isCollapsed || !sel.focusNode || !this.root.contains(sel.focusNode)) return null;
+    const point = pointToModel(blocks, sel.focusNode, sel.focusOffset);
+    if (!point) return null;
+    const found = textsOf(blocks).find((t) => t.path.join() === point.path.join());
+    return found ? { text: found.text, offset: point.offset } : null;
+  }
+
+  // ---- the document → the DOM ----
+
+  private entryFromY(y: YNode): Entry {
+    const blocks = modelOfY(y, 'root') as MElement[];
+    const normal = blocks.length === 1 && y instanceof Y.XmlElement && y.nodeName === blocks[0]!.name;
+    return {
+      y,
+      key: normal ? keyOf(blocks[0]!) : `\u0000${++uniqueKey}`,
+      model: normal ? blocks[0]! : null,
+      blocks,
+      doms: [],
+    };
+  }
+
+  private index(): void {
+    this.byY.clear();
+    this.byDom.clear();
+    for (const e of this.entries) {
+      this.byY.set(e.y, e);
+      for (const n of e.doms) this.byDom.set(n, e);
+    }
+  }
+
+  /** Shows the whole document, reusing DOM blocks that already show the same content (the seeding editor's). */
+  private showDocument(): void {
+    const frag = this.frag!;
+    const d = this.dialect;
+    const units = this.readAll();
+    let u = 0;
+    this.entries = (frag.toArray() as YNode[]).map((y) => this.entryFromY(y));
+    for (const e of this.entries) {
+      let match = -1;
+      for (let k = u; k < units.length; k++) {
+        const unit = units[k]!;
+        if (unit.nodes.length === 1 && unit.blocks.length === 1 && keyOf(unit.blocks[0]!) === e.key) {
+          match = k;
+          break;
+        }
+      }
+      if (match >= 0) {
+        e.doms = units[match]!.nodes;
+        u = match + 1;
+      } else e.doms = renderDom(e.blocks, this.root.ownerDocument, d);
+    }
+    this.index();
+    this.place();
+    if (this.entries.length === 0) this.ensurePlaceholder();
+    this.observer?.takeRecords();
+  }
+
+  /** Puts the entries' DOM nodes in document order; removes top-level nodes that belong to no entry. */
+  private place(): void {
+    const root = this.root;
+    const d = this.dialect;
+    const skip = (n: Node) => isElement(n) && d.skip(n);
+    const wanted = new Set(this.entries.flatMap((e) => e.doms));
+    for (const child of Array.from(root.childNodes)) if (!wanted.has(child) && !skip(child)) root.removeChild(child);
+    // New blocks go before editor UI that trails the content (Froala's "Powered by" paragraph).
+    let trailing: Node | null = null;
+    for (let c = root.lastChild; c && skip(c); c = c.previousSibling) trailing = c;
+    const nextContent = (n: Node | null): Node | null => {
+      while (n && skip(n)) n = n.nextSibling;
+      return n;
+    };
+    let cursor = nextContent(root.firstChild);
+    for (const e of this.entries) {
+      for (const n of e.doms) {
+        if (n === cursor) {
+          cursor = nextContent(n.nextSibling);
+          continue;
+        }
+        root.insertBefore(n, cursor ?? trailing);
+      }
+    }
+  }
+
+  private ensurePlaceholder(): void {
+    const root = this.root;
+    for (let c = root.firstChild; c; c = c.nextSibling) if (isElement(c) && !this.dialect.skip(c)) return;
+    const empty: MElement = { kind: 'el', name: 'p', attrs: {}, children: [{ kind: 'text', ops: [] }] };
+    let trailing: Node | null = null;
+    for (let c = root.lastChild; c && isElement(c) && this.dialect.skip(c); c = c.previousSibling) trailing = c;
+    for (const n of renderDom([empty], root.ownerDocument, this.dialect)) root.insertBefore(n, trailing);
+  }
+
+  /** Makes `entry`'s DOM show `nodes` (freshly rendered): patched in place when it is one element of the same tag. */
+  private patchNodes(entry: Entry, nodes: Node[]): void {
+    const old = entry.doms;
+    const first = old[0];
+    const fresh = nodes[0];
+    if (old.length === 1 && nodes.length === 1 && first && fresh && isElement(first) && isElement(fresh) && first.localName === fresh.localName) {
+      morph(first, fresh, this.dialect);
+      return;
+    }
+    if (first?.parentNode) for (const n of nodes) first.parentNode.insertBefore(n, first);
+    for (const n of old) n.parentNode?.removeChild(n);
+    entry.doms = nodes;
+  }
+
+  private topOfY(type: Y.AbstractType<unknown> | null): YNode | null {
+    let t: Y.AbstractType<unknown> | null = type;
+    while (t && t.parent !== this.frag) t = t.parent as Y.AbstractType<unknown> | null;
+    return t as YNode | null;
+  }
+
+  private readonly onBeforeTransaction = (tr: Y.Transaction): void => {
+    if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN || !this.frag) return;
+    if (this.observer) this.collect(this.observer.takeRecords());
+    if (this.dirty.size > 0 && !this.composing) this.localPending = true;
+    // During a key press or composition the caret's block is neither patched nor in step with the document:
+    // its selection is left exactly as the browser has it.
+    this.saved = this.composing ? null : this.captureSelection();
+  };
+
+  private readonly onDeep = (events: Array<Y.YEvent<Y.AbstractType<unknown>>>, tr: Y.Transaction): void => {
+    if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN) return;
+    const frag = this.frag!;
+    let structural = false;
+    const changed = new Set<YNode>();
+    for (const ev of events) {
+      if (ev.target === frag) structural = true;
+      else {
+        const top = this.topOfY(ev.target);
+        if (top) changed.add(top);
+      }
+    }
+    const pendingLocal = this.localPending;
+    this.localPending = false;
+    const list = structural ? (frag.toArray() as YNode[]) : this.entries.map((e) => e.y);
+    const gone = new Set(this.entries);
+    const next: Entry[] = [];
+    let needPlace = structural;
+    for (const y of list) {
+      const old = this.byY.get(y);
+      if (old) gone.delete(old);
+      if (old && !changed.has(y)) {
+        next.push(old);
+        continue;
+      }
+      if (old && (this.isComposingIn(old) || (pendingLocal && old.doms.some((n) => this.dirty.has(n))))) {
+        // Not now: the composition (or an unwritten local edit) owns this block; it is reconciled afterwards.
+        this.deferred.add(y);
+        this.staleY.add(y);
+        next.push(old);
+        continue;
+      }
+      const fresh = this.entryFromY(y);
+      this.staleY.delete(y);
+      if (old) {
+        fresh.doms = old.doms;
+        if (fresh.key !== old.key) {
+          this.patchNodes(fresh, renderDom(fresh.blocks, this.root.ownerDocument, this.dialect));
+          if (old.doms.length === 0) needPlace = true;
+        }
+      } else fresh.doms = renderDom(fresh.blocks, this.root.ownerDocument, this.dialect);
+      for (const n of fresh.doms) {
+        this.cache.set(n, fresh.blocks);
+        this.checked.set(n, fresh.key);
+      }
+      next.push(fresh);
+    }
+    for (const e of gone) {
+      if (this.isComposingIn(e)) continue;
+      for (const n of e.doms) n.parentNode?.removeChild(n);
+    }
+    this.entries = next;
+    this.index();
+    if (needPlace) this.place();
+    if (this.entries.length === 0) this.ensurePlaceholder();
+    const saved = this.saved;
+    this.saved = null;
+    if (saved) this.restoreSelection(saved);
+    this.observer?.takeRecords();
+    this.host.contentUpdated();
+    if (pendingLocal) {
+      this.deferred.clear();
+      this.flush();
+    }
+  };
+
+  private isComposingIn(entry: Entry): boolean {
+    const top = this.composing?.top;
+    return top !== undefined && top !== null && entry.doms.includes(top);
+  }
+
+  // ---- selection ----
+
+  private yTextAt(y: YNode, path: readonly number[]): Y.XmlText | null {
+    let node: unknown = y;
+    for (const i of path) {
+      if (!(node instanceof Y.XmlElement)) return null;
+      node = node.get(i);
+    }
+    return node instanceof Y.XmlText ? node : null;
+  }
+
+  /** A DOM point as a Yjs relative position (with its model path and offset at this moment). */
+  private domToY(node: Node, offset: number): YPoint | null {
+    const root = this.root;
+    if (node === root) {
+      const child = root.childNodes[Math.min(offset, root.childNodes.length - 1)];
+      if (!child) return null;
+      return this.domToY(child, offset >= root.childNodes.length ? (isText(child) ? child.data.length : child.childNodes.length) : 0);
+    }
+    const top = this.topOf(node);
+    const entry = top ? this.byDom.get(top) : undefined;
+    if (!entry || entry.doms.length !== 1) return null;
+    const blocks = readNodes(entry.doms, root, this.dialect);
+    const point = pointToModel(blocks, node, offset);
+    if (!point || point.path[0] !== 0) return null;
+    const ytext = this.yTextAt(entry.y, point.path.slice(1));
+    if (!ytext || point.offset > ytext.length) return null;
+    return { rel: Y.createRelativePositionFromTypeIndex(ytext, point.offset, -1), path: point.path, offset: point.offset };
+  }
+
+  private yToDom(rel: Y.RelativePosition): { node: Node; offset: number } | null {
+    const doc = this.doc;
+    if (!doc) return null;
+    const abs = Y.createAbsolutePositionFromRelativePosition(rel, doc);
+    if (!abs || !(abs.type instanceof Y.XmlText)) return null;
+    const path: number[] = [];
+    let t: Y.AbstractType<unknown> = abs.type as Y.AbstractType<unknown>;
+    while (t.parent && t.parent !== this.frag) {
+      const parent = t.parent as Y.XmlElement;
+      path.unshift(parent.toArray().indexOf(t as Y.XmlElement | Y.XmlText));
+      t = parent as Y.AbstractType<unknown>;
+    }
+    if (t.parent !== this.frag) return null;
+    const entry = this.byY.get(t as YNode);
+    if (!entry || entry.doms.length !== 1) return null;
+    const blocks = readNodes(entry.doms, this.root, this.dialect);
+    return modelToPoint(blocks, [0, ...path], abs.index);
+  }
+
+  private captureSelection(): Saved | null {
+    const sel = this.root.ownerDocument.getSelection();
+    if (!sel || sel.rangeCount === 0 || !sel.anchorNode || !sel.focusNode) return null;
+    if (!this.root.contains(sel.anchorNode) || !this.root.contains(sel.focusNode)) return null;
+    const anchor = this.domToY(sel.anchorNode, sel.anchorOffset);
+    const focus = sel.anchorNode === sel.focusNode && sel.anchorOffset === sel.focusOffset ? anchor : this.domToY(sel.focusNode, sel.focusOffset);
+    return { anchor, focus };
+  }
+
+  private restoreSelection(saved: Saved): void {
+    const sel = this.root.ownerDocument.getSelection();
+    if (!sel || !saved.anchor || !saved.focus) return;
+    const a = this.yToDom(saved.anchor.rel);
+    const f = saved.focus === saved.anchor ? a : this.yToDom(saved.focus.rel);
+    if (!a || !f) return;
+    if (sel.anchorNode === a.node && sel.anchorOffset === a.offset && sel.focusNode === f.node && sel.focusOffset === f.offset) return;
+    try {
+      sel.setBaseAndExtent(a.node, a.offset, f.node, f.offset);
+    } catch {
+      /* a point the browser refuses (a detached node): leave the selection where the browser put it */
+    }
+  }
+
+  // ---- IME ----
+
+  private readonly onKeyDown = (event: KeyboardEvent): void => {
+    // Shortcuts run editor commands; IME keys belong to the composition.
+    if (this.composing || event.isComposing || event.ctrlKey || event.metaKey || event.altKey) return;
+    this.begin(true);
+    if (this.keyTimer !== null) clearTimeout(this.keyTimer);
+    // A keyup that never comes (focus moved away mid-press) must not hold the block forever.
+    this.keyTimer = setTimeout(() => this.onKeyUp(), KEY_HOLD_MS);
+  };
+
+  private readonly onKeyUp = (): void => {
+    if (this.keyTimer !== null) clearTimeout(this.keyTimer);
+    this.keyTimer = null;
+    if (this.composing?.key) this.end();
+  };
+
+  private readonly onCompositionStart = (): void => {
+    if (this.composing?.key) this.end();
+    this.begin(false);
+  };
+
+  private readonly onCompositionEnd = (): void => {
+    if (this.composing && !this.composing.key) this.end();
+  };
+
+  private begin(key: boolean): void {
+    this.flush();
+    const sel = this.root.ownerDocument.getSelection();
+    const top = sel?.anchorNode ? this.topOf(sel.anchorNode) : null;
+    let start: YPoint | null = null;
+    if (sel && sel.rangeCount > 0) {
+      const range = sel.getRangeAt(0);
+      start = this.domToY(range.startContainer, range.startOffset);
+    }
+    this.composing = { top, start, key };
+  }
+
+  private end(): void {
+    const comp = this.composing;
+    this.composing = null;
+    if (!comp) return;
+    const deferred = [...this.deferred];
+    this.deferred.clear();
+    for (const y of deferred) {
+      const entry = this.byY.get(y);
+      if (!entry || entry.doms.length !== 1) continue;
+      const now = readNodes(entry.doms, this.root, this.dialect);
+      const untouched = now.length === 1 && keyOf(now[0]!) === entry.key;
+      // The block changed remotely meanwhile: show the document's version, with what was typed placed into it.
+      if (untouched || (comp.start && this.mergeComposition(entry, comp.start, now))) {
+        this.showFromY(entry, comp.start);
+        continue;
+      }
+      // Could not place the local change exactly: the block is written as the editor shows it.
+      this.dirty.add(entry.doms[0]!);
+      this.cache.delete(entry.doms[0]!);
+    }
+    this.flush();
+  }
+
+  /** Re-renders `entry` from the document (keeping the selection, or putting the caret at `caret`). */
+  private showFromY(entry: Entry, caret: YPoint | null): void {
+    const saved = caret ? null : this.captureSelection();
+    const fresh = this.entryFromY(entry.y);
+    this.staleY.delete(entry.y);
+    fresh.doms = entry.doms;
+    this.patchNodes(fresh, renderDom(fresh.blocks, this.root.ownerDocument, this.dialect));
+    this.entries = this.entries.map((e) => (e === entry ? fresh : e));
+    this.index();
+    for (const n of fresh.doms) {
+      this.cache.set(n, fresh.blocks);
+      this.checked.set(n, fresh.key);
+    }
+    if (caret) {
+      const point = this.yToDom(caret.rel);
+      const sel = this.root.ownerDocument.getSelection();
+      if (point && sel) sel.setBaseAndExtent(point.node, point.offset, point.node, point.offset);
+    } else if (saved) this.restoreSelection(saved);
+    this.observer?.takeRecords();
+    this.host.contentUpdated();
+  }
+
+  /**
+   * Writes what was typed or composed in `entry`'s block (the difference between its model before and `now`) at
+   * the relative position where it began, so that remote edits that arrived meanwhile are kept. Afterwards
+   * `start.rel` is where the caret belongs. False when the change is not one splice of one text.
+   */
+  private mergeComposition(entry: Entry, start: YPoint, now: MElement[]): boolean {
+    const doc = this.doc;
+    const before = entry.model;
+    if (!doc || !before || now.length !== 1) return false;
+    const oldTexts = textsOf([before]);
+    const newTexts = textsOf(now);
+    if (oldTexts.length !== newTexts.length) return false;
+    let changedAt = -1;
+    for (let k = 0; k < oldTexts.length; k++) {
+      if (keyOf(oldTexts[k]!.text) === keyOf(newTexts[k]!.text)) continue;
+      if (changedAt >= 0) return false;
+      changedAt = k;
+    }
+    if (changedAt < 0) return false;
+    const path = oldTexts[changedAt]!.path;
+    if (path.join() !== start.path.join()) return false;
+    const a = plainText(oldTexts[changedAt]!.text);
+    const b = plainText(newTexts[changedAt]!.text);
+    const splice = diffAtCursor(a, b, start.offset + Math.max(0, b.length - a.length));
+    const ytext = this.yTextAt(entry.y, path.slice(1));
+    const abs = Y.createAbsolutePositionFromRelativePosition(start.rel, doc);
+    if (!ytext || !abs || abs.type !== ytext) return false;
+    const at = abs.index + (splice.index - start.offset);
+    if (at < 0 || at + splice.remove > ytext.length) return false;
+    const marks = marksAt(newTexts[changedAt]!.text.ops, splice.index);
+    doc.transact(() => {
+      if (splice.remove > 0) ytext.delete(at, splice.remove);
+      if (splice.insert) ytext.insert(at, splice.insert, marks);
+    }, this);
+    start.rel = Y.createRelativePositionFromTypeIndex(ytext, at + splice.insert.length, -1);
+    return true;
+  }
+}
+
+function marksAt(ops: readonly TextOp[], index: number): Record<string, unknown> {
+  let pos = 0;
+  for (const op of ops) {
+    const len = typeof op.insert === 'string' ? op.insert.length : 1;
+    if (index < pos + len || index === pos + len) return (op.attributes ?? {}) as Record<string, unknown>;
+    pos += len;
+  }
+  return {};
+}

@@ -1,0 +1,391 @@
+/**
+ * The shared `Y.XmlFragment` ↔ the normalised model, and minimal writes: a tree diff by block (common prefix and
+ * suffix, then a small alignment of the changed middle), and inside a block a text/format diff written with
+ * `Y.XmlText` insert/delete/format. DOM-free.
+ */
+import * as Y from 'yjs';
+import { diffAtCursor } from '../text-diff.js';
+import { contentOf, sanitizeEmbed, type Attrs, type Content } from './schema.js';
+import { attrsKey, embedName, marksKey, plainText, toHtml, type Embed, type Marks, type MElement, type MNode, type MText, type TextOp } from './model.js';
+import { cleanMarks, normalize, type RawNode } from './normalize.js';
+
+/** Name of the shared `Y.XmlFragment` of rich-text editors (A and D). */
+export const HTML_TYPE = 'html';
+
+export type YNode = Y.XmlElement | Y.XmlText | Y.XmlHook;
+
+/** A Y node as raw input for the normaliser: whatever a peer wrote, it is sanitised from here on. */
+export function rawFromY(node: YNode): RawNode | null {
+  if (node instanceof Y.XmlText) {
+    return { t: 'el', name: '#text-run', attrs: {}, children: rawFromDelta(node.toDelta() as TextOp[]) };
+  }
+  if (node instanceof Y.XmlElement) {
+    const attrs: Record<string, string> = {};
+    const yattrs = node.getAttributes() as Record<string, unknown>;
+    for (const key of Object.keys(yattrs)) if (typeof yattrs[key] === 'string') attrs[key] = yattrs[key] as string;
+    const children: RawNode[] = [];
+    for (const child of node.toArray()) {
+      const raw = rawFromY(child as YNode);
+      if (raw) children.push(...unwrapRun(raw));
+    }
+    return { t: 'el', name: node.nodeName.toLowerCase(), attrs, children };
+  }
+  return null;
+}
+
+function unwrapRun(raw: RawNode): RawNode[] {
+  return raw.t === 'el' && raw.name === '#text-run' ? raw.children : [raw];
+}
+
+function rawFromDelta(delta: readonly TextOp[]): RawNode[] {
+  const out: RawNode[] = [];
+  for (const op of delta) {
+    const marks = op.attributes as Record<string, unknown> | undefined;
+    if (typeof op.insert === 'string') out.push({ t: 'text', text: op.insert, ...(marks ? { marks } : {}) });
+    else if (op.insert !== null && typeof op.insert === 'object' && !(op.insert instanceof Y.AbstractType)) {
+      const name = embedName(op.insert as Embed);
+      const attrs = (op.insert as Record<string, unknown>)[name];
+      const clean: Record<string, string> = {};
+      if (attrs && typeof attrs === 'object') for (const [k, v] of Object.entries(attrs)) if (typeof v === 'string') clean[k] = v;
+      out.push({ t: 'el', name, attrs: clean, children: [], ...(marks ? { marks } : {}) });
+    }
+  }
+  return out;
+}
+
+/** The normalised model of one Y child in a container of kind `content`; usually exactly one node. */
+export function modelOfY(node: YNode, content: Content): MNode[] {
+  const raw = rawFromY(node);
+  if (!raw) return [];
+  return normalize(unwrapRun(raw), content);
+}
+
+/** The document's blocks, normalised (what every peer shows). */
+export function documentOfY(fragment: Y.XmlFragment): MElement[] {
+  const raws: RawNode[] = [];
+  for (const child of fragment.toArray()) {
+    const raw = rawFromY(child as YNode);
+    if (raw) raws.push(...unwrapRun(raw));
+  }
+  return normalize(raws, 'root') as MElement[];
+}
+
+/** A new Y node holding `model`. */
+export function buildY(model: MNode): Y.XmlElement | Y.XmlText {
+  if (model.kind === 'text') {
+    const text = new Y.XmlText();
+    text.applyDelta(model.ops.map((op) => ({ insert: op.insert, attributes: op.attributes ?? {} })));
+    return text;
+  }
+  const el = new Y.XmlElement(model.name);
+  for (const [key, value] of Object.entries(model.attrs)) el.setAttribute(key, value);
+  if (model.children.length > 0) el.insert(0, model.children.map(buildY));
+  return el;
+}
+
+/** The caret in the new content, so that an ambiguous insertion ("a" typed into "aa") lands where it was typed. */
+export interface CaretHint {
+  text: MText;
+  offset: number;
+}
+
+/** One existing child while diffing: its Y node, its key, and its model when it is in normal form. */
+export interface OldChild {
+  y: YNode;
+  key: string;
+  model: MNode | null;
+}
+
+export interface SyncOptions {
+  caret?: CaretHint | null;
+  /** Extra pairing preference (0 = certainly the same block, e.g. the same DOM element), else undefined. */
+  sameHint?: (oldIndex: number, newIndex: number) => boolean;
+}
+
+/** Largest changed middle aligned exactly; beyond it blocks are paired by position (a paste of a long document). */
+const MAX_ALIGN = 60;
+
+/**
+ * Makes `parent`'s children equal `next` with few Y operations, and returns the Y node now holding each of
+ * `next`. `old` describes `parent`'s current children (computed here unless given).
+ */
+export function syncChildren(
+  parent: Y.XmlFragment | Y.XmlElement,
+  content: Content,
+  next: readonly MNode[],
+  options: SyncOptions = {},
+  old: readonly OldChild[] = describeChildren(parent, content),
+): YNode[] {
+  const newKeys = next.map((n) => keyOf(n));
+  let start = 0;
+  const max = Math.min(old.length, next.length);
+  while (start < max && old[start]!.key === newKeys[start]) start++;
+  let end = 0;
+  while (end < max - start && old[old.length - 1 - end]!.key === newKeys[next.length - 1 - end]) end++;
+  const result: YNode[] = new Array(next.length);
+  for (let i = 0; i < start; i++) result[i] = old[i]!.y;
+  for (let i = 0; i < end; i++) result[next.length - 1 - i] = old[old.length - 1 - i]!.y;
+
+  const oldMid = old.slice(start, old.length - end);
+  const newMid = next.slice(start, next.length - end);
+  const plan = align(oldMid, newMid, (i, j) => options.sameHint?.(start + i, start + j) ?? false);
+  let pos = start;
+  for (const step of plan) {
+    if (step.op === 'delete') {
+      parent.delete(pos, 1);
+    } else if (step.op === 'insert') {
+      const node = buildY(newMid[step.j]!);
+      parent.insert(pos, [node]);
+      result[start + step.j] = node;
+      pos++;
+    } else {
+      const y = oldMid[step.i]!.y;
+      const model = newMid[step.j]!;
+      updateNode(y, oldMid[step.i]!, model, options);
+      result[start + step.j] = y;
+      pos++;
+    }
+  }
+  return result;
+}
+
+export function describeChildren(parent: Y.XmlFragment | Y.XmlElement, content: Content): OldChild[] {
+  return parent.toArray().map((y, i) => describeChild(y as YNode, content, i));
+}
+
+/** A child's key; a child that is not in normal form gets a key nothing equals, so the diff replaces it. */
+export function describeChild(y: YNode, content: Content, index: number): OldChild {
+  const models = modelOfY(y, content);
+  const model = models.length === 1 ? models[0]! : null;
+  const normal =
+    model !== null &&
+    ((model.kind === 'text' && y instanceof Y.XmlText) || (model.kind === 'el' && y instanceof Y.XmlElement && y.nodeName === model.name));
+  return { y, key: normal ? keyOf(model) : `\u0000${index}:${Math.random()}`, model: normal ? model : null };
+}
+
+export function keyOf(node: MNode): string {
+  return node.kind === 'text' ? `#${toHtml([node])}` : toHtml([node]);
+}
+
+function updateNode(y: YNode, old: OldChild, model: MNode, options: SyncOptions): void {
+  if (model.kind === 'text') {
+    syncText(y as Y.XmlText, model, options.caret?.text === model ? options.caret.offset : -1);
+    return;
+  }
+  const el = y as Y.XmlElement;
+  const current = el.getAttributes() as Record<string, unknown>;
+  for (const key of Object.keys(current)) if (!Object.hasOwn(model.attrs, key)) el.removeAttribute(key);
+  for (const [key, value] of Object.entries(model.attrs)) if (current[key] !== value) el.setAttribute(key, value);
+  const content = contentOf(model.name) ?? 'flow';
+  if (content === 'void') return;
+  const oldModel = old.model;
+  const described =
+    oldModel && oldModel.kind === 'el' && oldModel.children.length === el.length
+      ? el.toArray().map((child, i) => ({ y: child as YNode, key: keyOf(oldModel.children[i]!), model: oldModel.children[i]! }))
+      : undefined;
+  // The pairing hint speaks of this level's indices only.
+  syncChildren(el, content, model.children, { caret: options.caret ?? null }, described);
+}
+
+type Step = { op: 'delete'; i: number } | { op: 'insert'; j: number } | { op: 'update'; i: number; j: number };
+
+/** Pairs changed old and new children: same-kind neighbours are updated in place (keeping concurrent edits), the rest replaced. */
+function align(old: readonly OldChild[], next: readonly MNode[], same: (i: number, j: number) => boolean): Step[] {
+  const n = old.length;
+  const m = next.length;
+  const cost = (i: number, j: number): number => {
+    const o = old[i]!;
+    const nn = next[j]!;
+    if (!canUpdate(o, nn)) return Infinity;
+    if (same(i, j)) return 0;
+    return 1 - similarity(o.model, nn);
+  };
+  if (n > MAX_ALIGN || m > MAX_ALIGN) {
+    const steps: Step[] = [];
+    for (let k = 0; k < Math.max(n, m); k++) {
+      if (k < n && k < m && cost(k, k) < Infinity) steps.push({ op: 'update', i: k, j: k });
+      else {
+        if (k < n) steps.push({ op: 'delete', i: k });
+        if (k < m) steps.push({ op: 'insert', j: k });
+      }
+    }
+    return steps;
+  }
+  // d[i][j]: cheapest way to turn old[i..] into next[j..]; delete or insert costs 1, an update 1 - similarity.
+  const d: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n; i >= 0; i--) {
+    for (let j = m; j >= 0; j--) {
+      if (i === n) d[i]![j] = m - j;
+      else if (j === m) d[i]![j] = n - i;
+      else d[i]![j] = Math.min(1 + d[i + 1]![j]!, 1 + d[i]![j + 1]!, cost(i, j) + d[i + 1]![j + 1]!);
+    }
+  }
+  const steps: Step[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && cost(i, j) + d[i + 1]![j + 1]! <= d[i]![j]! + 1e-9) {
+      steps.push({ op: 'update', i, j });
+      i++;
+      j++;
+    } else if (j < m && (i === n || 1 + d[i]![j + 1]! <= d[i]![j]! + 1e-9)) {
+      steps.push({ op: 'insert', j });
+      j++;
+    } else {
+      steps.push({ op: 'delete', i });
+      i++;
+    }
+  }
+  return steps;
+}
+
+function canUpdate(old: OldChild, next: MNode): boolean {
+  if (next.kind === 'text') return old.y instanceof Y.XmlText;
+  return old.y instanceof Y.XmlElement && old.y.nodeName === next.name && old.model !== null;
+}
+
+/** 1 for the same text, towards 0 for unrelated text (common prefix and suffix over the longer length). */
+function similarity(a: MNode | null, b: MNode): number {
+  if (!a) return 0;
+  const x = plainText(a);
+  const y = plainText(b);
+  if (x === y) return 1;
+  const longest = Math.max(x.length, y.length);
+  let p = 0;
+  while (p < x.length && p < y.length && x[p] === y[p]) p++;
+  let s = 0;
+  while (s < x.length - p && s < y.length - p && x[x.length - 1 - s] === y[y.length - 1 - s]) s++;
+  // Two empty lines of the same kind are interchangeable; half-similar keeps a typed-in paragraph paired.
+  return longest === 0 ? 1 : (p + s) / longest;
+}
+
+// ---- text ----
+
+interface Flat {
+  /** Text with each embed as U+FFFC. */
+  str: string;
+  /** Marks key per UTF-16 unit. */
+  marks: string[];
+  /** Marks per UTF-16 unit. */
+  markSets: Array<Marks | undefined>;
+  /** Embed key per position of an embed. */
+  embeds: Map<number, string>;
+}
+
+function flatten(ops: readonly TextOp[]): Flat {
+  let str = '';
+  const marks: string[] = [];
+  const markSets: Array<Marks | undefined> = [];
+  const embeds = new Map<number, string>();
+  for (const op of ops) {
+    const key = marksKey(op.attributes);
+    if (typeof op.insert === 'string') {
+      str += op.insert;
+      for (let k = 0; k < op.insert.length; k++) {
+        marks.push(key);
+        markSets.push(op.attributes);
+      }
+    } else {
+      const name = embedName(op.insert);
+      embeds.set(str.length, `${name}${attrsKey(op.insert[name] ?? {})}`);
+      str += '\ufffc';
+      marks.push(key);
+      markSets.push(op.attributes);
+    }
+  }
+  return { str, marks, markSets, embeds };
+}
+
+/**
+ * Y's delta with sanitised marks and embeds, one op per Y op (positions must stay Y's): attributes the document
+ * does not show never look like a difference, and an embed the schema refuses never equals anything.
+ */
+function cleanOps(delta: readonly TextOp[]): TextOp[] {
+  return delta.map((op, k) => {
+    const marks = cleanMarks(op.attributes as Record<string, unknown> | undefined);
+    let insert: string | Embed = op.insert;
+    if (typeof insert !== 'string') {
+      const name = embedName(insert);
+      const raw = (insert as Record<string, unknown>)[name];
+      const attrs: Record<string, string> = {};
+      if (raw && typeof raw === 'object') for (const [key, value] of Object.entries(raw)) if (typeof value === 'string') attrs[key] = value;
+      const clean = insert instanceof Y.AbstractType ? null : sanitizeEmbed(name, attrs);
+      insert = clean ? { [name]: clean } : { '#junk': { n: String(k) } };
+    }
+    return Object.keys(marks).length > 0 ? { insert, attributes: marks } : { insert };
+  });
+}
+
+/**
+ * Writes the difference between `ytext` and `next` as one delete + insert (placed at `caret`, an offset in `next`,
+ * when ambiguous) and format calls where only formatting changed.
+ */
+export function syncText(ytext: Y.XmlText, next: MText, caret = -1): void {
+  const before = flatten(cleanOps(ytext.toDelta() as TextOp[]));
+  const after = flatten(next.ops);
+  let { index, remove, insert } = diffAtCursor(before.str, after.str, caret);
+  let insertLen = insert.length;
+  // Embeds that look alike (U+FFFC) but differ must fall inside the changed span.
+  for (let k = 0; k < index; k++) {
+    if (before.str[k] === '\ufffc' && before.embeds.get(k) !== after.embeds.get(k)) {
+      remove += index - k;
+      insertLen += index - k;
+      index = k;
+      break;
+    }
+  }
+  const tail = before.str.length - index - remove;
+  for (let k = 0; k < tail; k++) {
+    const ob = index + remove + k;
+    const nb = index + insertLen + k;
+    if (before.str[ob] === '\ufffc' && before.embeds.get(ob) !== after.embeds.get(nb)) {
+      remove += tail - k;
+      insertLen += tail - k;
+      break;
+    }
+  }
+  if (remove > 0) ytext.delete(index, remove);
+  if (insertLen > 0) insertSlice(ytext, index, next.ops, index, index + insertLen);
+  // Formatting changes in the unchanged parts.
+  formatRange(ytext, before, after, 0, 0, index);
+  formatRange(ytext, before, after, index + remove, index + insertLen, before.str.length - index - remove);
+}
+
+function insertSlice(ytext: Y.XmlText, at: number, ops: readonly TextOp[], from: number, to: number): void {
+  let pos = 0;
+  let insertAt = at;
+  for (const op of ops) {
+    const len = typeof op.insert === 'string' ? op.insert.length : 1;
+    const a = Math.max(from, pos);
+    const b = Math.min(to, pos + len);
+    if (a < b) {
+      const attrs = (op.attributes ?? {}) as Record<string, unknown>;
+      if (typeof op.insert === 'string') ytext.insert(insertAt, op.insert.slice(a - pos, b - pos), attrs);
+      else ytext.insertEmbed(insertAt, op.insert, attrs);
+      insertAt += b - a;
+    }
+    pos += len;
+    if (pos >= to) break;
+  }
+}
+
+function formatRange(ytext: Y.XmlText, before: Flat, after: Flat, oldStart: number, newStart: number, length: number): void {
+  let k = 0;
+  while (k < length) {
+    const o = before.marks[oldStart + k];
+    const n = after.marks[newStart + k];
+    if (o === n) {
+      k++;
+      continue;
+    }
+    let run = 1;
+    while (k + run < length && before.marks[oldStart + k + run] === o && after.marks[newStart + k + run] === n) run++;
+    const oldMarks = before.markSets[oldStart + k] ?? {};
+    const newMarks = after.markSets[newStart + k] ?? {};
+    const change: Record<string, Attrs | null> = {};
+    for (const name of Object.keys(oldMarks)) if (!Object.hasOwn(newMarks, name)) change[name] = null;
+    for (const [name, attrs] of Object.entries(newMarks)) change[name] = attrs;
+    ytext.format(newStart + k, run, change);
+    k += run;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * `app: 'tinymce'` — TinyMCE 6/7/8 (editor D), through the shared HTML core (`./html/`). Hosts normally use the
+ * external plugin `wave` (packages/tinymce-plugin), which creates the session with the editor; hosts without the
+ * plugin pass an initialised editor: `init({ app: 'tinymce', editor: tinymce.get(id), … })`.
+ *
+ * The root is the iframe's body. TinyMCE's own nodes (bookmarks, `data-mce-bogus` wrappers and handles, the
+ * caret container) and `data-mce-*` attributes never enter the document; underline is spelled as TinyMCE does
+ * (`<span style="text-decoration: underline;">`) so that every peer's `getContent()` is identical. Undo: the
+ * `Undo`/`Redo` commands (Ctrl+Z, toolbar, menu) go to the session's undo manager instead of TinyMCE's snapshot
+ * history, which would also revert collaborators' edits.
+ */
+import { invalidConfig } from '../core/errors.js';
+import type { AdapterFactory } from './types.js';
+import { RichTextBinding, type RichTextHost, type UndoState } from './html/binding.js';
+import type { EditorDialect } from './html/dom.js';
+
+/** The part of TinyMCE's editor API used here (6.x–8.x). */
+export interface TinymceLike {
+  id: string;
+  initialized?: boolean;
+  getBody(): HTMLElement | null;
+  getContainer(): HTMLElement | null;
+  getContent(args?: unknown): string;
+  on(name: string, fn: (event: never) => void, prepend?: boolean): unknown;
+  off(name: string, fn: (event: never) => void): unknown;
+  nodeChanged?(): void;
+  mode?: { set(mode: string): void };
+}
+
+function isTinymce(editor: unknown): editor is TinymceLike {
+  const e = editor as Partial<TinymceLike> | null;
+  return typeof e === 'object' && e !== null && typeof e.getBody === 'function' && typeof e.getContent === 'function' && typeof e.on === 'function' && typeof e.off === 'function';
+}
+
+export const TINYMCE_DIALECT: EditorDialect = {
+  mark: (name, attrs) => (name === 'u' ? { tag: 'span', attrs: { style: 'text-decoration: underline;' } } : { tag: name, attrs: name === 'a' ? attrs : {} }),
+  placeholder: { 'data-mce-bogus': '1' },
+  skip: (el) => {
+    const bogus = el.getAttribute('data-mce-bogus');
+    return (
+      bogus === 'all' || el.hasAttribute('data-mce-caret') ||
+      // A selection bookmark holds at most a zero-width character; anything else is read as content.
+      (el.getAttribute('data-mce-type') === 'bookmark' && el.children.length === 0 && /^[\u200b\ufeff]*$/.test(el.textContent ?? '')) ||
+      el.classList.contains('mce-offscreen-selection') || el.classList.contains('mce-resizehandle')
+    );
+  },
+  // A bogus <br> is TinyMCE's placeholder: read as a <br> (the normaliser drops the trailing one).
+  unwrap: (el) => el.hasAttribute('data-mce-bogus') && el.localName !== 'br',
+  internalAttr: (name) => name.startsWith('data-mce-') || name === 'contenteditable',
+  transient: (el) => el.localName === 'br' && el.hasAttribute('data-mce-bogus'),
+  shadowOf: (name) => (name === 'href' || name === 'src' || name === 'style' ? `data-mce-${name}` : undefined),
+};
+
+export const createTinymceAdapter: AdapterFactory = (editor) => {
+  if (!isTinymce(editor)) throw invalidConfig('editor', "a TinyMCE editor instance (tinymce.get(id)) for app 'tinymce'", editor);
+  const body = editor.getBody();
+  if (!editor.initialized || !body || body.nodeType !== 1) {
+    throw invalidConfig('editor', "an initialised TinyMCE editor (call init from its 'init' event or after tinymce.init resolves)", editor);
+  }
+  return new RichTextBinding(new TinymceHost(editor, body));
+};
+
+class TinymceHost implements RichTextHost {
+  readonly kind = 'tinymce' as const;
+  readonly dialect = TINYMCE_DIALECT;
+
+  constructor(
+    private readonly editor: TinymceLike,
+    readonly root: HTMLElement,
+  ) {}
+
+  setReadOnly(readOnly: boolean): void {
+    this.editor.mode?.set(readOnly ? 'readonly' : 'design');
+  }
+
+  get container(): HTMLElement {
+    return this.editor.getContainer() ?? this.root;
+  }
+
+  listen(onChange: () => void): () => void {
+    const names = 'input change SetContent ExecCommand';
+    const handler = () => onChange();
+    this.editor.on(names, handler);
+    return () => {
+      this.editor.off(names, handler);
+    };
+  }
+
+  takeOverUndo(undo: () => void, redo: () => void, _can: UndoState): () => void {
+    const handler = (event: { command?: string; preventDefault(): void }) => {
+      const command = event.command?.toLowerCase();
+      if (command !== 'undo' && command !== 'redo') return;
+      event.preventDefault();
+      if (command === 'undo') undo();
+      else redo();
+    };
+    this.editor.on('BeforeExecCommand', handler as (event: never) => void, true);
+    return () => {
+      this.editor.off('BeforeExecCommand', handler as (event: never) => void);
+    };
+  }
+
+  contentUpdated(): void {
+    try {
+      this.editor.nodeChanged?.();
+    } catch {
+      /* toolbar state is cosmetic */
+    }
+  }
+}

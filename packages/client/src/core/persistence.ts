@@ -1,0 +1,21 @@
+import type * as Y from 'yjs';
+
+/**
+ * Where a session keeps its document between page loads, so that edits made offline survive a closed tab
+ * (RELIABILITY.md R3). The browser implementation uses IndexedDB; the core only sees this interface.
+ */
+export interface LocalPersistence {
+  /**
+   * Attaches to `live` (the session's doc) and `confirmed` (its server-confirmed copy), first loading what was kept
+   * into them. Resolves with the session epoch the kept state belongs to (undefined when nothing was kept).
+   */
+  open(live: Y.Doc, confirmed: Y.Doc): Promise<number | undefined>;
+  /** Records the epoch of the attached docs. */
+  setEpoch(epoch: number): void;
+  /** Drops what was kept and attaches to new docs (a session reset replaced them). */
+  reset(live: Y.Doc, confirmed: Y.Doc, epoch: number): Promise<void>;
+  /** Drops what was kept (everything is stored on the server) and detaches. */
+  clear(): Promise<void>;
+  /** Detaches, keeping what was kept. */
+  close(): void;
+}

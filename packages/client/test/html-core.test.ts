@@ -1,0 +1,163 @@
+// The DOM-free parts of the rich-text (Froala/TinyMCE) core: sanitiser, normaliser, canonical HTML, and the
+// minimal Yjs diff with concurrent merging.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import * as Y from 'yjs';
+import { safeUrl, sanitizeStyle } from '../src/adapters/html/schema.ts';
+import { normalize, normalizeDocument, type RawNode } from '../src/adapters/html/normalize.ts';
+import { toHtml, type MElement } from '../src/adapters/html/model.ts';
+import { documentOfY, buildY, HTML_TYPE, syncChildren } from '../src/adapters/html/ydoc.ts';
+
+const t = (text: string): RawNode => ({ t: 'text', text });
+const h = (name: string, attrs: Record<string, string> = {}, ...children: RawNode[]): RawNode => ({ t: 'el', name, attrs, children });
+const html = (...nodes: RawNode[]) => toHtml(normalizeDocument(nodes));
+
+describe('sanitiser', () => {
+  it('refuses script URLs however they are spelled', () => {
+    for (const bad of ['javascript:alert(1)', ' JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', 'java\u0000script:x', 'vbscript:x', 'data:text/html,<script>', 'jav&#x09;ascript:x'.replace('&#x09;', '\n'), 'file:///etc/passwd', 'javascript\u00a0:x']) {
+      assert.equal(safeUrl(bad, 'href'), null, bad);
+    }
+    assert.equal(safeUrl('data:image/svg+xml;base64,PHN2Zz4=', 'src'), null, 'no SVG data images');
+    assert.equal(safeUrl('data:image/png;base64,iVBORw0KGgo=', 'src'), 'data:image/png;base64,iVBORw0KGgo=');
+    assert.equal(safeUrl('data:image/png;base64,iVBORw0KGgo=', 'href'), null);
+    assert.equal(safeUrl('https://example.com/a?b#c', 'href'), 'https://example.com/a?b#c');
+    assert.equal(safeUrl('/relative/path', 'href'), '/relative/path');
+    assert.equal(safeUrl('mailto:a@b.c', 'href'), 'mailto:a@b.c');
+  });
+
+  it('keeps only allow-listed style declarations', () => {
+    assert.equal(sanitizeStyle('p', 'text-align: center; color: red; background: url(javascript:x)'), 'text-align: center;');
+    assert.equal(sanitizeStyle('img', 'width: expression(alert(1)); height: 20px'), 'height: 20px;');
+    assert.equal(sanitizeStyle('span', 'width: 10px'), null);
+  });
+
+  it('drops active content and event handlers, keeps text', () => {
+    const out = html(
+      h('p', { onclick: 'x()', style: 'behavior: url(x.htc)' }, t('a'), h('script', {}, t('alert(1)')), h('img', { src: 'x', onerror: 'alert(1)' }), t('b')),
+      h('iframe', { srcdoc: '<script>alert(1)</script>' }),
+      h('svg', { onload: 'alert(1)' }, h('text', {}, t('svg'))),
+      h('p', {}, h('a', { href: 'javascript:alert(1)' }, t('link')), h('a', { href: 'https://ok.example/' }, t('ok'))),
+      h('object', { data: 'x' }), h('embed', { src: 'x' }), h('style', {}, t('p{}')),
+    );
+    assert.equal(out, '<p>a<img src="x">b</p><p>link<a href="https://ok.example/">ok</a></p>');
+  });
+});
+
+describe('normaliser', () => {
+  it('wraps loose inline content and unwraps unknown inline markup', () => {
+    assert.equal(html(t('loose '), h('b', {}, t('bold')), h('div', {}, t('div text')), h('span', { style: 'color:red' }, t('x'))), '<p>loose <strong>bold</strong></p><p>div text</p><p>x</p>');
+  });
+
+  it('reads underline spans (TinyMCE) and nested marks', () => {
+    assert.equal(html(h('p', {}, h('span', { style: 'text-decoration: underline;' }, t('u')), h('em', {}, h('strong', {}, t('bi'))))), '<p><u>u</u><strong><em>bi</em></strong></p>');
+  });
+
+  it('drops the placeholder <br> and keeps a real line break', () => {
+    assert.equal(html(h('p', {}, h('br'))), '');
+    assert.equal(html(h('p', {}, t('a'), h('br'), h('br')), h('p', {}, h('br'))), '<p>a<br><br></p><p><br></p>');
+    assert.equal(html(h('p', {}, t('a'), h('br'))), '<p>a</p>');
+  });
+
+  it('fixes list nesting made by execCommand and wraps stray table content', () => {
+    assert.equal(html(h('ul', {}, h('li', {}, t('a')), h('ul', {}, h('li', {}, t('b'))))), '<ul><li>a<ul><li>b</li></ul></li></ul>');
+    assert.equal(html(h('table', {}, h('tr', {}, h('td', {}, t('c'))))), '<table><tbody><tr><td>c</td></tr></tbody></table>');
+    assert.equal(html(h('ul', {}, t('\n  '))), '');
+  });
+
+  it('is idempotent on its own output', () => {
+    const once = normalizeDocument([
+      h('h2', { style: 'text-align: center;' }, t('T')), h('blockquote', {}, h('p', {}, t('q'))),
+      h('ol', { start: '3' }, h('li', {}, t('x'), h('ul', {}, h('li', {}, t('y'))))),
+      h('table', { border: '1' }, h('tbody', {}, h('tr', {}, h('td', {}, t('1')), h('th', {}, t(''))))),
+      h('pre', {}, t('a\n  b')), h('hr'),
+    ]);
+    const again = normalize(toRaw(once), 'root') as MElement[];
+    assert.equal(toHtml(again), toHtml(once));
+  });
+});
+
+function toRaw(nodes: readonly (MElement | { kind: 'text'; ops: Array<{ insert: unknown; attributes?: Record<string, Record<string, string>> }> })[]): RawNode[] {
+  const out: RawNode[] = [];
+  for (const n of nodes) {
+    if (n.kind === 'text') {
+      for (const op of n.ops) {
+        if (typeof op.insert === 'string') out.push({ t: 'text', text: op.insert, ...(op.attributes ? { marks: op.attributes } : {}) });
+        else {
+          const [name, attrs] = Object.entries(op.insert as Record<string, Record<string, string>>)[0]!;
+          out.push({ t: 'el', name, attrs, children: [], ...(op.attributes ? { marks: op.attributes } : {}) });
+        }
+      }
+    } else out.push({ t: 'el', name: n.name, attrs: n.attrs, children: toRaw(n.children as never) });
+  }
+  return out;
+}
+
+describe('Yjs mapping and diff', () => {
+  const load = (doc: Y.Doc, blocks: MElement[]) => doc.getXmlFragment(HTML_TYPE).insert(0, blocks.map(buildY));
+  const write = (doc: Y.Doc, blocks: MElement[]) => doc.transact(() => syncChildren(doc.getXmlFragment(HTML_TYPE), 'root', blocks));
+  const show = (doc: Y.Doc) => toHtml(documentOfY(doc.getXmlFragment(HTML_TYPE)));
+  const sync = (a: Y.Doc, b: Y.Doc) => {
+    Y.applyUpdate(a, Y.encodeStateAsUpdate(b, Y.encodeStateVector(a)));
+    Y.applyUpdate(b, Y.encodeStateAsUpdate(a, Y.encodeStateVector(b)));
+  };
+
+  it('round-trips a document', () => {
+    const blocks = normalizeDocument([h('p', {}, t('a '), h('strong', {}, t('b')), h('img', { src: '/x.png', alt: 'x' })), h('ul', {}, h('li', {}, t('i')))]);
+    const doc = new Y.Doc();
+    load(doc, blocks);
+    assert.equal(show(doc), toHtml(blocks));
+  });
+
+  it('two users typing in one paragraph keep both words', () => {
+    const a = new Y.Doc();
+    const b = new Y.Doc();
+    load(a, normalizeDocument([h('p', {}, t('hello world'))]));
+    sync(a, b);
+    write(a, normalizeDocument([h('p', {}, t('hello brave world'))]));
+    write(b, normalizeDocument([h('p', {}, t('hello world again'))]));
+    sync(a, b);
+    assert.equal(show(a), '<p>hello brave world again</p>');
+    assert.equal(show(b), show(a));
+  });
+
+  it('formatting and typing merge; a split keeps concurrent text', () => {
+    const a = new Y.Doc();
+    const b = new Y.Doc();
+    load(a, normalizeDocument([h('p', {}, t('abcdef'))]));
+    sync(a, b);
+    write(a, normalizeDocument([h('p', {}, h('strong', {}, t('abc')), t('def'))]));
+    write(b, normalizeDocument([h('p', {}, t('abc')), h('p', {}, t('dXef'))]));
+    sync(a, b);
+    assert.equal(show(a), show(b));
+    assert.match(show(a), /X/);
+    assert.match(show(a), /<strong>abc<\/strong>/);
+  });
+
+  it('writes only the changed characters', () => {
+    const doc = new Y.Doc();
+    load(doc, normalizeDocument([h('p', {}, t('one')), h('p', {}, t('two'))]));
+    let ops = 0;
+    doc.on('update', (u: Uint8Array) => (ops += u.length));
+    write(doc, normalizeDocument([h('p', {}, t('one')), h('p', {}, t('twos'))]));
+    assert.ok(ops < 60, `a one-character edit is a small update (${ops} bytes)`);
+    assert.equal(show(doc), '<p>one</p><p>twos</p>');
+  });
+
+  it('never renders what a hostile peer wrote directly into the document', () => {
+    const doc = new Y.Doc();
+    const frag = doc.getXmlFragment(HTML_TYPE);
+    const script = new Y.XmlElement('script');
+    script.insert(0, [new Y.XmlText('alert(1)')]);
+    const img = new Y.XmlElement('img');
+    img.setAttribute('src', 'x');
+    img.setAttribute('onerror', 'alert(1)');
+    const p = new Y.XmlElement('p');
+    const text = new Y.XmlText();
+    p.insert(0, [text]);
+    frag.insert(0, [script, img, p]);
+    text.insert(0, 'click', { a: { href: 'javascript:alert(1)' }, onmouseover: { x: '1' } });
+    text.insertEmbed(5, { img: { src: 'javascript:x', onerror: 'alert(1)' } });
+    text.insertEmbed(6, { iframe: { srcdoc: '<script>alert(1)</script>' } });
+    assert.equal(show(doc), '<p><img src="x"></p><p>click</p>');
+  });
+});

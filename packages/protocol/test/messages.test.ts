@@ -1,0 +1,89 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  MessageType,
+  SyncStep,
+  ProtocolError,
+  decodeMessage,
+  encodeMessage,
+  isUpdateBearing,
+  errorCodeForClose,
+  CloseCode,
+  SERVER_ERRORS,
+  type Message,
+} from '../src/index.js';
+
+const samples: Message[] = [
+  { type: MessageType.Sync, step: SyncStep.Step1, stateVector: new Uint8Array([0]) },
+  { type: MessageType.Sync, step: SyncStep.Step2, update: new Uint8Array([0, 0]) },
+  { type: MessageType.Sync, step: SyncStep.Update, update: new Uint8Array([1, 2, 3]) },
+  { type: MessageType.Awareness, update: new Uint8Array([1, 5, 1, 2, 123, 125]) },
+  {
+    type: MessageType.Hello,
+    hello: { protocol: 1, apiKey: 'wk_x', docId: 'doc/ü', user: { name: 'Ada' }, clientId: 42, epoch: 3, token: 'a.b.c' },
+  },
+  {
+    type: MessageType.Welcome,
+    welcome: { epoch: 2, permission: 'edit', user: { name: 'Ada' }, color: '#ff0000', joinTime: 1_700_000_000_000, persistent: false },
+  },
+  { type: MessageType.Error, error: { code: 'rate_limited', detail: 'slow down', fatal: false } },
+  { type: MessageType.Ack, count: 300 },
+  { type: MessageType.SeedRequest, epoch: 7 },
+  { type: MessageType.Seed, epoch: 7, update: new Uint8Array([9, 9]) },
+  { type: MessageType.Ping },
+  { type: MessageType.Pong },
+];
+
+test('every message type round-trips through encode/decode', () => {
+  for (const message of samples) {
+    assert.deepEqual(decodeMessage(encodeMessage(message)), message, `type ${message.type}`);
+  }
+});
+
+test('malformed frames throw ProtocolError', () => {
+  const bad: Array<[string, Uint8Array]> = [
+    ['empty', new Uint8Array([])],
+    ['unknown type', new Uint8Array([99])],
+    ['truncated sync', new Uint8Array([0, 1, 5, 1])],
+    ['unknown sync step', new Uint8Array([0, 7, 0])],
+    ['trailing bytes', new Uint8Array([...encodeMessage({ type: MessageType.Ping }), 0])],
+    ['hello not JSON', new Uint8Array([2, 3, 0x61, 0x62, 0x63])],
+  ];
+  for (const [name, frame] of bad) assert.throws(() => decodeMessage(frame), ProtocolError, name);
+});
+
+test('hello fields are checked by shape', () => {
+  const enc = (obj: unknown) => {
+    const json = new TextEncoder().encode(JSON.stringify(obj));
+    return new Uint8Array([2, json.length, ...json]);
+  };
+  assert.throws(() => decodeMessage(enc({ protocol: 1, apiKey: 5, docId: 'd', user: {}, clientId: 1 })), /apiKey/);
+  assert.throws(() => decodeMessage(enc({ protocol: 1, apiKey: 'k', docId: 'd', user: 'x', clientId: 1 })), /user/);
+  assert.throws(() => decodeMessage(enc({ protocol: 1, apiKey: 'k', docId: 'd', user: {}, clientId: -1 })), /clientId/);
+});
+
+test('__proto__ in JSON payloads does not reach any prototype', () => {
+  const text = '{"protocol":1,"apiKey":"k","docId":"d","clientId":1,"user":{"name":"x","__proto__":{"polluted":true}},"__proto__":{"polluted":true}}';
+  const json = new TextEncoder().encode(text);
+  const frame = new Uint8Array([2, json.length & 0x7f | 0x80, json.length >> 7, ...json]);
+  const message = decodeMessage(frame);
+  assert.equal(message.type, MessageType.Hello);
+  assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+  if (message.type === MessageType.Hello) assert.equal(Object.getPrototypeOf(message.hello.user), Object.prototype);
+});
+
+test('update-bearing messages are step2, update and seed only', () => {
+  const bearing = samples.filter(isUpdateBearing).map((m) => m.type === MessageType.Sync ? `sync${m.step}` : m.type);
+  assert.deepEqual(bearing, [`sync${SyncStep.Step2}`, `sync${SyncStep.Update}`, MessageType.Seed]);
+});
+
+test('close codes map back to error codes', () => {
+  for (const [code, { close }] of Object.entries(SERVER_ERRORS)) {
+    if (close === CloseCode.Unauthorized) continue; // 4401 also stands for validation errors, checked below
+    assert.equal(errorCodeForClose(close), code, `close ${close}`);
+  }
+  assert.equal(errorCodeForClose(CloseCode.Unauthorized), 'validation_error');
+  assert.equal(errorCodeForClose(CloseCode.HelloTimeout), 'connection_lost', 'a late Hello is retried, not fatal');
+  assert.equal(errorCodeForClose(1000), undefined);
+  assert.equal(errorCodeForClose(CloseCode.ServiceRestart), undefined);
+});

@@ -1,0 +1,137 @@
+/**
+ * Checks a client's Yjs update against a room's document **before** it is applied (issue #6 item 4, RELIABILITY.md
+ * S9). Yjs applies what it can and parks the rest as "pending" structs and deletes; a hostile or broken client
+ * could thereby get part of an update stored and relayed. So the update is decoded first (Yjs' own decoder, which
+ * throws on truncated input) and every reference is checked to be known, either in the document or earlier in the
+ * update itself. Anything that would not integrate cleanly is refused as a whole.
+ *
+ * Work is bounded by the update's size (≤ the frame limit) plus `maxStructs`, which caps the integration cost of one
+ * message so that the event loop stays responsive (≤ 50 ms per message on this class of machine).
+ */
+import * as Y from 'yjs';
+
+export interface UpdateFacts {
+  /** True when applying it would change the document (new structs, or deletes of live content). */
+  changes: boolean;
+  structs: number;
+}
+
+export class UpdateRejected extends Error {
+  override readonly name = 'UpdateRejected';
+  /** True when the bytes are not a Yjs update at all (else: a well-formed update that does not integrate). */
+  constructor(
+    message: string,
+    readonly malformed = false,
+  ) {
+    super(message);
+  }
+}
+
+type DecodedStruct = Y.Item | Y.GC | Y.Skip;
+
+/**
+ * Throws `UpdateRejected` for an update that does not decode, contains `Skip` gaps, references unknown items,
+ * starts after a gap in a client's clock, deletes ranges nobody has, or has more than `maxStructs` structs.
+ */
+export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number): UpdateFacts {
+  let decoded: { structs: DecodedStruct[]; ds: { clients: Map<number, Array<{ clock: number; len: number }>> } };
+  try {
+    decoded = Y.decodeUpdate(update) as unknown as typeof decoded;
+  } catch (error) {
+    throw new UpdateRejected(`update does not decode: ${(error as Error).message}`, true);
+  }
+  const { structs, ds } = decoded;
+  if (structs.length > maxStructs) throw new UpdateRejected(`update has ${structs.length} structs (limit ${maxStructs})`, true);
+  /** Per client: clock reached by the document plus this update's structs. */
+  const reach = new Map<number, number>();
+  for (const [client, list] of doc.store.clients as Map<number, Array<Y.Item | Y.GC>>) {
+    const last = list[list.length - 1];
+    if (last) reach.set(client, last.id.clock + last.length);
+  }
+  let changes = false;
+  const known = (id: Y.ID | null): boolean => id === null || id.clock < (reach.get(id.client) ?? 0);
+  // Structs come grouped by client in clock order (the v1 encoding). An Item may reference structs of another
+  // client that come later in the update (Yjs sorts them out); check references after every clock range is known.
+  for (const s of structs) {
+    if (s instanceof Y.Skip) throw new UpdateRejected('update contains a gap (Skip struct)');
+    const { client, clock } = s.id;
+    const have = reach.get(client) ?? 0;
+    if (clock > have) throw new UpdateRejected(`update starts client ${client} at clock ${clock}, after a gap (the document has ${have})`);
+    if (!Number.isSafeInteger(clock + s.length) || s.length < 1) throw new UpdateRejected('struct length out of range');
+    const end = clock + s.length;
+    if (end > have) {
+      reach.set(client, end);
+      changes = true;
+    }
+  }
+  const byClient = new Map<number, DecodedStruct[]>();
+  for (const s of structs) {
+    const list = byClient.get(s.id.client);
+    if (list) list.push(s);
+    else byClient.set(s.id.client, [s]);
+  }
+  for (const s of structs) {
+    if (!(s instanceof Y.Item)) continue;
+    if (!known(s.origin) || !known(s.rightOrigin)) throw new UpdateRejected('update references an item nobody has (origin)');
+    const parent = s.parent as unknown;
+    if (parent instanceof Y.ID) {
+      if (!known(parent)) throw new UpdateRejected('update references an item nobody has (parent)');
+      // Yjs reads `parentItem.content.type`: a parent that is not a shared type would break integration midway.
+      if (!isTypeParent(doc, byClient, parent)) throw new UpdateRejected('update has an item whose parent is not a shared type');
+    } else if (parent === null && s.origin === null && s.rightOrigin === null) {
+      throw new UpdateRejected('update has an item without parent or neighbours');
+    } else if (parent !== null && typeof parent !== 'string') {
+      throw new UpdateRejected('update has an item with a malformed parent');
+    }
+  }
+  for (const [client, ranges] of ds.clients) {
+    const limit = reach.get(client) ?? 0;
+    for (const { clock, len } of ranges) {
+      if (!Number.isSafeInteger(clock + len) || clock + len > limit) {
+        throw new UpdateRejected(`update deletes client ${client} clocks up to ${clock + len}, which nobody has (${limit})`);
+      }
+      if (!changes && deletesLiveContent(doc, client, clock, len)) changes = true;
+    }
+  }
+  return { changes, structs: structs.length };
+}
+
+/** The struct holding `id` is a shared type (or garbage-collected, which Yjs handles), in the doc or the update. */
+function isTypeParent(doc: Y.Doc, byClient: Map<number, DecodedStruct[]>, id: Y.ID): boolean {
+  const own = doc.store.clients.get(id.client) as Array<Y.Item | Y.GC> | undefined;
+  const last = own?.[own.length - 1];
+  let struct: Y.Item | Y.GC | Y.Skip | undefined;
+  if (own && last && id.clock < last.id.clock + last.length) struct = own[Y.findIndexSS(own, id.clock)];
+  else struct = findStruct(byClient.get(id.client) ?? [], id.clock);
+  if (struct === undefined) return false;
+  return struct instanceof Y.GC || (struct instanceof Y.Item && struct.content instanceof Y.ContentType);
+}
+
+/** True when some struct of `client` in [clock, clock+len) is in the document and not deleted yet. */
+function deletesLiveContent(doc: Y.Doc, client: number, clock: number, len: number): boolean {
+  const list = doc.store.clients.get(client) as Array<Y.Item | Y.GC> | undefined;
+  if (!list || list.length === 0) return false;
+  const last = list[list.length - 1]!;
+  if (clock >= last.id.clock + last.length) return false;
+  let i = Y.findIndexSS(list, Math.min(clock, last.id.clock + last.length - 1));
+  for (; i < list.length; i++) {
+    const s = list[i]!;
+    if (s.id.clock >= clock + len) break;
+    if (!s.deleted) return true;
+  }
+  return false;
+}
+
+/** Binary search in one client's structs of an update (clock order). */
+function findStruct(list: DecodedStruct[], clock: number): DecodedStruct | undefined {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = list[mid]!;
+    if (clock < s.id.clock) hi = mid - 1;
+    else if (clock >= s.id.clock + s.length) lo = mid + 1;
+    else return s;
+  }
+  return undefined;
+}

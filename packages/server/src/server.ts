@@ -1,0 +1,395 @@
+/**
+ * The Wave server: node:http for plain routes, `ws` (noServer) for `/v2/ws`, rooms over a `Store`.
+ * `startServer` is what the CLI runs and what tests start in-process.
+ */
+import { createServer, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
+import { CloseCode, MessageType, SERVER_ERRORS, encodeMessage } from 'wave-protocol';
+import type { ServerErrorCode } from 'wave-protocol';
+import { authorizeUpgrade } from './auth.js';
+import type { UpgradeDecision } from './auth.js';
+import { createHttpHandler, resolvePaths } from './http.js';
+import type { StaticPaths } from './http.js';
+import { consoleLogger } from './log.js';
+import type { Logger } from './log.js';
+import { LocalFanout } from './fanout/local.js';
+import { RedisFanout } from './fanout/redis.js';
+import type { Fanout } from './fanout/types.js';
+import { Metrics } from './metrics.js';
+import { RoomRegistry } from './rooms/registry.js';
+import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './rooms/room.js';
+import { AuthThrottle } from './throttle.js';
+import { SecretBox, defaultSecretKeyFile, loadSecretBox } from './secret-box.js';
+import { SqliteStore } from './store/sqlite.js';
+import { randomBytes } from 'node:crypto';
+import { CommitQueue } from './store/commit-queue.js';
+import { openStore } from './store/index.js';
+import type { Store } from './store/types.js';
+import { Connection } from './ws/connection.js';
+
+export interface ServerLimits {
+  /**
+   * Largest WebSocket frame accepted. ws defaults to 100 MiB, which lets any client make the server allocate
+   * 100 MiB per frame (RELIABILITY.md S7); 1 MiB still carries a 1 MB paste as one update (R9).
+   */
+  maxPayloadBytes: number;
+  /** P2: the Hello deadline. */
+  helloTimeoutMs: number;
+  /** Messages a connection may have waiting while the server works on its previous one. */
+  maxQueuedMessages: number;
+  /** Connections per document when the key sets no `maxUsers` (`--max-users`; the next one gets `session_full`). */
+  maxUsersPerDoc: number;
+  /** S8: messages and bytes a connection may send before it has joined (`rate_limited`, 4429). */
+  preAuthMaxMessages: number;
+  preAuthMaxBytes: number;
+  /** S12: sustained messages and bytes per second of one joined connection (`rate_limited`, 4429). */
+  messagesPerSecond: number;
+  updatesPerSecond: number;
+  bytesPerSecond: number;
+  /** Largest document (encoded state), checked before an update is applied (`document_too_large`, 4413). */
+  maxDocumentBytes: number;
+  /** Structs one update may carry (bounds the work of one message, S9). */
+  maxStructsPerUpdate: number;
+  /** S1: failed authorisations per client address and minute; beyond it upgrades get HTTP 429. */
+  authFailuresPerMinute: number;
+  /** Time for a client to send the upgrade request's headers (slow-trickle clients, S8). */
+  headersTimeoutMs: number;
+  /** P12: WebSocket ping period; a socket that misses two pings is terminated. */
+  heartbeatMs: number;
+  /** How long an empty room stays loaded. */
+  unloadDelayMs: number;
+  /** Seed lease lifetime (renewed while the seeder is connected). */
+  leaseTtlMs: number;
+  /** Re-check period of peers waiting for a seeder that is not on this server. */
+  leasePollMs: number;
+  /** Stored updates of a document after which it is compacted. */
+  compactAfterUpdates: number;
+  /** Upper bound of a graceful shutdown (RELIABILITY.md D4: sockets closed ≤ 5 s). */
+  shutdownTimeoutMs: number;
+  /**
+   * Part of the shutdown spent waiting for fan-out publishes before closing sockets. What is not published by
+   * then is committed already: other servers get it from the store, or from the clients' resync on reconnect.
+   */
+  shutdownPublishMs: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
+  maxPayloadBytes: 1024 * 1024,
+  helloTimeoutMs: 10_000,
+  maxQueuedMessages: 1_000,
+  maxUsersPerDoc: 256,
+  preAuthMaxMessages: 1_000,
+  preAuthMaxBytes: 5 * 1024 * 1024,
+  messagesPerSecond: 500,
+  updatesPerSecond: 400,
+  bytesPerSecond: 2 * 1024 * 1024,
+  maxDocumentBytes: DEFAULT_MAX_DOCUMENT_BYTES,
+  maxStructsPerUpdate: DEFAULT_MAX_STRUCTS_PER_UPDATE,
+  authFailuresPerMinute: 30,
+  headersTimeoutMs: 10_000,
+  heartbeatMs: 30_000,
+  unloadDelayMs: 1_000,
+  leaseTtlMs: 10_000,
+  leasePollMs: 1_000,
+  compactAfterUpdates: 500,
+  shutdownTimeoutMs: 5_000,
+  shutdownPublishMs: 1_000,
+};
+
+export interface ServerOptions {
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Default 8080; 0 picks a free port (see `RunningServer.port`). */
+  port?: number;
+  /** A store URL (`sqlite:PATH`), or an open `Store` (then the caller closes it). Default `sqlite:./data/wave.db`. */
+  store?: string | Store;
+  /**
+   * Fan-out across servers: a `redis://` (or `rediss://`) URL, or a `Fanout` (then the caller closes it).
+   * Default: none, this server runs alone.
+   */
+  redis?: string | Fanout;
+  /** Session grace period in seconds (default 60). */
+  sessionGraceSeconds?: number;
+  paths?: Partial<StaticPaths>;
+  limits?: Partial<ServerLimits>;
+  log?: Logger;
+  /**
+   * Master key of sealed key secrets (secret-box.ts): a `SecretBox`, or the path of its key file
+   * (`--secret-key-file`). Default: `secret.key` next to a SQLite store, else `./data/secret.key`.
+   */
+  secretKey?: SecretBox | string;
+}
+
+export interface RunningServer {
+  /** `http://HOST:PORT` with the actual port. */
+  url: string;
+  host: string;
+  port: number;
+  store: Store;
+  /** Seals key secrets (tests creating keys in-process pass `seal: (k, s) => server.secretBox.seal(k, s)`). */
+  secretBox: SecretBox;
+  /** Identifies this process among the servers sharing a store and a Redis. */
+  serverId: string;
+  /** Live counters (tests; `/metrics` shows them too). */
+  stats(): { connections: number; rooms: number; pendingCommits: number; pendingPublishes: number };
+  /**
+   * Graceful shutdown: stops accepting, commits pending updates (their acks go out), closes sockets with 1012,
+   * unloads rooms and closes the store (when the server opened it). Bounded by `limits.shutdownTimeoutMs`.
+   */
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const log = options.log ?? consoleLogger;
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const host = options.host ?? '127.0.0.1';
+  const graceSeconds = options.sessionGraceSeconds ?? 60;
+  if (!Number.isFinite(graceSeconds) || graceSeconds < 0) {
+    throw new TypeError(`sessionGraceSeconds ${graceSeconds}: expected a number ≥ 0`);
+  }
+  const serverId = randomUUID();
+  if (typeof options.redis === 'string' && !/^rediss?:\/\//i.test(options.redis)) {
+    throw new TypeError(`redis ${JSON.stringify(options.redis)}: expected a redis:// or rediss:// URL`);
+  }
+  const ownsStore = typeof options.store !== 'object';
+  const store = typeof options.store === 'object' ? options.store : openStore(options.store ?? 'sqlite:./data/wave.db');
+  const ownsFanout = typeof options.redis !== 'object';
+  const fanout: Fanout =
+    typeof options.redis === 'object'
+      ? options.redis
+      : options.redis
+        ? new RedisFanout({ url: options.redis, serverId, log })
+        : new LocalFanout();
+  const metrics = new Metrics();
+  const secretBox = resolveSecretBox(options.secretKey, options.store);
+  const throttle = new AuthThrottle(limits.authFailuresPerMinute, 60_000);
+  /** The key's secret for token checks; keys from before sealing get it sealed at their first REST call. */
+  const secretFor = async (apiKey: string): Promise<string | undefined> => {
+    const sealed = await store.findSealedSecret(apiKey);
+    return sealed === undefined ? undefined : secretBox.open(apiKey, sealed);
+  };
+
+  const queue = new CommitQueue(store, {
+    onError: (error, attempt) => log.error(`commit failed (attempt ${attempt}); updates kept in memory, retrying`, error),
+  });
+  const registry = new RoomRegistry(store, queue, {
+    graceMs: Math.round(graceSeconds * 1000),
+    serverId,
+    leaseTtlMs: limits.leaseTtlMs,
+    leasePollMs: limits.leasePollMs,
+    compactAfterUpdates: limits.compactAfterUpdates,
+    unloadDelayMs: limits.unloadDelayMs,
+    maxUsersPerDoc: limits.maxUsersPerDoc,
+    maxDocumentBytes: limits.maxDocumentBytes,
+    maxStructsPerUpdate: limits.maxStructsPerUpdate,
+    fanout,
+    metrics,
+    log,
+  });
+
+  let url = '';
+  const httpServer = createServer(
+    // Check header and request timeouts every second (Node's default is 30 s), so a slow-trickle client is cut
+    // within about headersTimeoutMs (S8).
+    { connectionsCheckingInterval: 1_000 },
+    createHttpHandler({
+      store,
+      ...(fanout.shared ? { fanout } : {}),
+      docs: { registry, secretBox, throttle },
+      metrics: { registry: metrics, gauges: () => ({ connections: connections.size, documents: registry.size, pendingCommits: queue.pending, pendingPublishes: fanout.pending }) },
+      paths: resolvePaths(options.paths),
+      log,
+      fallbackOrigin: () => url,
+    }),
+  );
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.maxPayloadBytes,
+    // Compression would let a small frame inflate to maxPayload and costs CPU per message; updates are small.
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+  const connections = new Set<Connection>();
+  /** Sockets upgraded only to be refused (P1); closed by themselves, terminated at shutdown. */
+  const refusing = new Set<WebSocket>();
+  let closing = false;
+
+  // Slow-trickle clients (S8): the upgrade request's headers must arrive within this time.
+  httpServer.headersTimeout = limits.headersTimeoutMs;
+  httpServer.requestTimeout = Math.max(limits.headersTimeoutMs, 30_000);
+
+  httpServer.on('upgrade', (req, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {});
+    if (closing) return refuse(socket, 503);
+    const address = req.socket.remoteAddress ?? '';
+    // S1: an address that failed authorisation too often is answered 429 before anything else is looked at.
+    if (throttle.blocked(address)) return refuse(socket, 429);
+    authorizeUpgrade(req, store)
+      .catch((error: unknown): UpgradeDecision => {
+        log.error('reading the apiKey', error);
+        return { kind: 'refuse', code: 'server_error', detail: 'the server cannot check keys now; retry later', close: CloseCode.ServerError };
+      })
+      .then((decision) => {
+        if (closing) return refuse(socket, 503);
+        if (decision.kind === 'http') {
+          if (decision.status === 403) throttle.failed(address);
+          return refuse(socket, decision.status);
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          if (decision.kind === 'refuse') {
+            if (decision.code === 'validation_error') throttle.failed(address);
+            refuseSocket(ws, decision.code, decision.detail, decision.close);
+            return;
+          }
+          if (closing) {
+            ws.close(CloseCode.ServiceRestart, 'server restarting');
+            return;
+          }
+          const connection = new Connection(ws, {
+            apiKey: decision.apiKey,
+            docId: decision.docId,
+            key: decision.key,
+            doc: decision.doc,
+            registry,
+            secretFor,
+            limits,
+            log,
+            metrics,
+            onClose: (c) => connections.delete(c),
+            onAuthFailure: () => throttle.failed(address),
+          });
+          connections.add(connection);
+        });
+      })
+      .catch((error: unknown) => {
+        log.error('upgrade', error);
+        socket.destroy();
+      });
+  });
+
+  function refuse(socket: Duplex, status: number): void {
+    metrics.rejected(`http_${status}`);
+    refuseHttp(socket, status);
+  }
+
+  function refuseSocket(ws: WebSocket, code: ServerErrorCode, detail: string, close: number): void {
+    metrics.rejected(code);
+    refusing.add(ws);
+    ws.on('error', () => {});
+    ws.on('close', () => refusing.delete(ws));
+    // Only the error: no Welcome, no document byte (P1, S1).
+    ws.send(encodeMessage({ type: MessageType.Error, error: { code, detail, fatal: SERVER_ERRORS[code].fatal } }));
+    ws.close(close, code);
+    setTimeout(() => ws.terminate(), 2_000).unref();
+  }
+
+  await new Promise<void>((resolveListen, rejectListen) => {
+    httpServer.once('error', rejectListen);
+    httpServer.listen(options.port ?? 8080, host, () => {
+      httpServer.off('error', rejectListen);
+      resolveListen();
+    });
+  }).catch(async (error: unknown) => {
+    if (ownsFanout) await fanout.close();
+    if (ownsStore) await store.close();
+    throw error;
+  });
+  const address = httpServer.address();
+  const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8080);
+  url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  const heartbeat = setInterval(() => {
+    for (const connection of connections) connection.heartbeat();
+  }, limits.heartbeatMs);
+  heartbeat.unref();
+
+  let closed: Promise<void> | undefined;
+  async function shutdown(): Promise<void> {
+    closing = true;
+    clearInterval(heartbeat);
+    const serverClosed = new Promise<void>((r) => httpServer.close(() => r()));
+    httpServer.closeIdleConnections();
+    // 1. Commit what was received so far; the acks go out before the close frames (acks are sent from a
+    //    microtask after the commit, so let one macrotask pass). Then publish it to the other servers, so that
+    //    the clients that are about to reconnect there find their edits already relayed.
+    await queue.flush();
+    await new Promise((r) => setImmediate(r));
+    await bounded(fanout.flush(), limits.shutdownPublishMs);
+    // 2. Close the sockets (clients reconnect on 1012) and give them a moment to answer the close.
+    for (const connection of connections) connection.close(CloseCode.ServiceRestart, 'server restarting');
+    for (const ws of refusing) ws.terminate();
+    await waitUntil(() => connections.size === 0, 1_000);
+    for (const connection of connections) connection.terminate();
+    // 3. Rooms flush their last commits and record the session activity; then the store closes.
+    await registry.close();
+    await queue.flush();
+    await bounded(fanout.flush(), limits.shutdownPublishMs);
+    httpServer.closeAllConnections();
+    await serverClosed;
+    wss.close();
+    if (ownsFanout) await fanout.close();
+    if (ownsStore) await store.close();
+    metrics.close();
+  }
+
+  return {
+    url,
+    host,
+    port,
+    store,
+    secretBox,
+    serverId,
+    stats: () => ({ connections: connections.size, rooms: registry.size, pendingCommits: queue.pending, pendingPublishes: fanout.pending }),
+    close(): Promise<void> {
+      closed ??= withTimeout(shutdown(), limits.shutdownTimeoutMs).catch((error: unknown) => {
+        log.error('shutdown did not finish cleanly', error);
+        metrics.close();
+        for (const connection of connections) connection.terminate();
+        httpServer.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+function resolveSecretBox(given: SecretBox | string | undefined, store: string | Store | undefined): SecretBox {
+  if (given instanceof SecretBox) return given;
+  if (typeof given === 'string') return loadSecretBox(given);
+  if (typeof store === 'string' || store === undefined) return loadSecretBox(defaultSecretKeyFile(store ?? 'sqlite:./data/wave.db'));
+  if (store instanceof SqliteStore && store.path !== ':memory:') return loadSecretBox(defaultSecretKeyFile(`sqlite:${store.path}`));
+  // An in-memory or caller-owned store without a key file: secrets sealed now are readable by this process only.
+  return new SecretBox(randomBytes(32));
+}
+
+function refuseHttp(socket: Duplex, status: number): void {
+  const text = STATUS_CODES[status] ?? 'Error';
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
+
+/** Polls `condition` every 10 ms, at most `timeoutMs`. */
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+}
+
+/** Waits for `promise` at most `ms` (what it does goes on; the caller just stops waiting). */
+async function bounded(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

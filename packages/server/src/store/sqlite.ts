@@ -1,0 +1,400 @@
+/**
+ * `Store` on SQLite (better-sqlite3). One file holds keys, sessions and updates; several processes (the server and
+ * the `keys` CLI) may open it at once, which is how keys created or revoked by the CLI reach a running server.
+ *
+ * better-sqlite3 is synchronous: each method runs its statements at call time and returns a settled Promise. All
+ * statements are short (indexed lookups, one insert per update); large work is batched by the commit queue.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  AppendEntry,
+  CreateKeyOptions,
+  CreatedKey,
+  DocKey,
+  KeyRecord,
+  NewKey,
+  SessionInfo,
+  Store,
+  StoredDocument,
+} from './types.js';
+import { hashSecret, newApiKey, newSecret, secretMatches } from './secrets.js';
+import { validateNewKey } from './validate.js';
+
+/** Bumped when the schema changes; `PRAGMA user_version` holds the version a file was created with. */
+/** 2: `keys.secret_sealed` (tokens need the secret; secret-box.ts). */
+const SCHEMA_VERSION = 2;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS keys (
+  api_key       TEXT PRIMARY KEY,
+  name          TEXT NOT NULL,
+  account       TEXT NOT NULL,
+  origins       TEXT NOT NULL,          -- JSON array of strings
+  require_token INTEGER NOT NULL,
+  persistent    INTEGER NOT NULL,
+  max_users     INTEGER,
+  secret_hash   BLOB NOT NULL,          -- SHA-256 of the secret (REST checks)
+  created_at    INTEGER NOT NULL,
+  revoked_at    INTEGER,
+  secret_sealed BLOB                    -- AES-256-GCM under the server master key (token checks); NULL for old keys
+);
+CREATE TABLE IF NOT EXISTS sessions (
+  account       TEXT NOT NULL,
+  doc_id        TEXT NOT NULL,
+  epoch         INTEGER NOT NULL,
+  seeded        INTEGER NOT NULL,
+  last_active   INTEGER NOT NULL,
+  lease_holder  TEXT,
+  lease_expires INTEGER,
+  PRIMARY KEY (account, doc_id)
+);
+CREATE TABLE IF NOT EXISTS updates (
+  seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+  account TEXT NOT NULL,
+  doc_id  TEXT NOT NULL,
+  epoch   INTEGER NOT NULL,
+  data    BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS updates_by_doc ON updates (account, doc_id, epoch, seq);
+`;
+
+interface KeyRow {
+  api_key: string;
+  name: string;
+  account: string;
+  origins: string;
+  require_token: number;
+  persistent: number;
+  max_users: number | null;
+  secret_hash: Buffer;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+interface SessionRow {
+  epoch: number;
+  seeded: number;
+  last_active: number;
+  lease_holder: string | null;
+  lease_expires: number | null;
+}
+
+export interface SqliteStoreOptions {
+  /** Milliseconds a statement waits for another process's write lock before failing (SQLITE_BUSY). */
+  busyTimeoutMs?: number;
+}
+
+export class SqliteStore implements Store {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly stmt;
+  private readonly tx;
+  private closed = false;
+
+  /** `path` is a file path (its folder is created when missing) or `:memory:`. */
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.path = path === ':memory:' ? path : resolve(path);
+    if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
+    this.db = new Database(this.path);
+    // Another process (the CLI, a second server) may hold the write lock for a moment; wait instead of failing.
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    this.db.pragma('journal_mode = WAL');
+    // We ack an edit only after its transaction commits, and promise that acked edits survive crashes. In WAL mode
+    // `synchronous = NORMAL` does not fsync the WAL at commit: the commit survives a killed process but a power
+    // loss or OS crash can roll it back, losing acked edits. `FULL` fsyncs the WAL on every commit; the commit
+    // queue groups many updates into one transaction so that the fsync cost is paid once per batch.
+    this.db.pragma('synchronous = FULL');
+    this.migrate();
+
+    const db = this.db;
+    this.stmt = {
+      insertKey: db.prepare(
+        `INSERT INTO keys (api_key, name, account, origins, require_token, persistent, max_users, secret_hash, created_at, revoked_at, secret_sealed)
+         VALUES (@api_key, @name, @account, @origins, @require_token, @persistent, @max_users, @secret_hash, @created_at, NULL, @secret_sealed)`,
+      ),
+      findSealed: db.prepare<[string], { secret_sealed: Buffer | null }>('SELECT secret_sealed FROM keys WHERE api_key = ?'),
+      setSealed: db.prepare<[Uint8Array, string]>('UPDATE keys SET secret_sealed = ? WHERE api_key = ?'),
+      findKey: db.prepare<[string], KeyRow>('SELECT * FROM keys WHERE api_key = ?'),
+      listKeys: db.prepare<[], KeyRow>('SELECT * FROM keys ORDER BY created_at, rowid'),
+      revokeKey: db.prepare<[number, string]>('UPDATE keys SET revoked_at = ? WHERE api_key = ? AND revoked_at IS NULL'),
+      getSession: db.prepare<[string, string], SessionRow>(
+        'SELECT epoch, seeded, last_active, lease_holder, lease_expires FROM sessions WHERE account = ? AND doc_id = ?',
+      ),
+      insertSession: db.prepare<[string, string, number]>(
+        'INSERT INTO sessions (account, doc_id, epoch, seeded, last_active) VALUES (?, ?, 1, 0, ?)',
+      ),
+      renewSession: db.prepare<[number, number, string, string]>(
+        `UPDATE sessions SET epoch = ?, seeded = 0, last_active = ?, lease_holder = NULL, lease_expires = NULL
+         WHERE account = ? AND doc_id = ?`,
+      ),
+      touch: db.prepare<[number, string, string, number]>(
+        'UPDATE sessions SET last_active = max(last_active, ?) WHERE account = ? AND doc_id = ? AND epoch = ?',
+      ),
+      setLease: db.prepare<[string | null, number | null, string, string]>(
+        'UPDATE sessions SET lease_holder = ?, lease_expires = ? WHERE account = ? AND doc_id = ?',
+      ),
+      markSeeded: db.prepare<[number, string, string]>(
+        'UPDATE sessions SET seeded = 1, lease_holder = NULL, lease_expires = NULL, last_active = max(last_active, ?) WHERE account = ? AND doc_id = ?',
+      ),
+      insertUpdate: db.prepare<[string, string, number, Uint8Array]>(
+        'INSERT INTO updates (account, doc_id, epoch, data) VALUES (?, ?, ?, ?)',
+      ),
+      insertUpdateAt: db.prepare<[number, string, string, number, Uint8Array]>(
+        'INSERT INTO updates (seq, account, doc_id, epoch, data) VALUES (?, ?, ?, ?, ?)',
+      ),
+      loadUpdates: db.prepare<[string, string, number], { seq: number; data: Buffer }>(
+        'SELECT seq, data FROM updates WHERE account = ? AND doc_id = ? AND epoch = ? ORDER BY seq',
+      ),
+      lastSeq: db.prepare<[string, string, number], { seq: number | null }>(
+        'SELECT max(seq) AS seq FROM updates WHERE account = ? AND doc_id = ? AND epoch = ?',
+      ),
+      lastSeqUpTo: db.prepare<[string, string, number, number], { seq: number | null }>(
+        'SELECT max(seq) AS seq FROM updates WHERE account = ? AND doc_id = ? AND epoch = ? AND seq <= ?',
+      ),
+      deleteUpdatesUpTo: db.prepare<[string, string, number, number]>(
+        'DELETE FROM updates WHERE account = ? AND doc_id = ? AND epoch = ? AND seq <= ?',
+      ),
+      deleteDocUpdates: db.prepare<[string, string]>('DELETE FROM updates WHERE account = ? AND doc_id = ?'),
+      deleteSession: db.prepare<[string, string]>('DELETE FROM sessions WHERE account = ? AND doc_id = ?'),
+      ping: db.prepare('SELECT 1 AS ok'),
+    };
+
+    this.tx = {
+      openSession: db.transaction((doc: DocKey, now: number, graceMs: number, persistent: boolean): SessionInfo => {
+        const row = this.stmt.getSession.get(doc.account, doc.docId);
+        if (!row) {
+          this.stmt.insertSession.run(doc.account, doc.docId, now);
+          return { epoch: 1, seeded: false };
+        }
+        if (!persistent && now - row.last_active > graceMs) {
+          // The session ended: a new epoch starts empty. Old updates go in the same transaction, so a crash
+          // cannot leave a new epoch next to stale content.
+          const epoch = row.epoch + 1;
+          this.stmt.deleteDocUpdates.run(doc.account, doc.docId);
+          this.stmt.renewSession.run(epoch, now, doc.account, doc.docId);
+          return { epoch, seeded: false };
+        }
+        this.stmt.touch.run(now, doc.account, doc.docId, row.epoch);
+        return { epoch: row.epoch, seeded: row.seeded === 1 };
+      }),
+      acquireLease: db.transaction((doc: DocKey, epoch: number, holder: string, now: number, ttlMs: number): boolean => {
+        const row = this.stmt.getSession.get(doc.account, doc.docId);
+        if (!row || row.epoch !== epoch || row.seeded === 1) return false;
+        const free = row.lease_holder === null || row.lease_holder === holder || (row.lease_expires ?? 0) <= now;
+        if (!free) return false;
+        this.stmt.setLease.run(holder, now + ttlMs, doc.account, doc.docId);
+        return true;
+      }),
+      releaseLease: db.transaction((doc: DocKey, epoch: number, holder: string): void => {
+        const row = this.stmt.getSession.get(doc.account, doc.docId);
+        if (row && row.epoch === epoch && row.lease_holder === holder) {
+          this.stmt.setLease.run(null, null, doc.account, doc.docId);
+        }
+      }),
+      commitSeed: db.transaction((doc: DocKey, epoch: number, holder: string, update: Uint8Array, now: number): boolean => {
+        const row = this.stmt.getSession.get(doc.account, doc.docId);
+        // The holder check alone gives exclusivity: an expired lease is still this holder's until another
+        // holder takes it (which rewrites lease_holder), so a slow but sole seeder is not refused.
+        if (!row || row.epoch !== epoch || row.seeded === 1 || row.lease_holder !== holder) return false;
+        this.stmt.insertUpdate.run(doc.account, doc.docId, epoch, update);
+        this.stmt.markSeeded.run(now, doc.account, doc.docId);
+        return true;
+      }),
+      append: db.transaction((entries: AppendEntry[]): void => {
+        // Current epoch per document, read once per transaction.
+        const epochs = new Map<string, number | undefined>();
+        for (const entry of entries) {
+          const id = `${entry.doc.account}\u0000${entry.doc.docId}`;
+          let current = epochs.get(id);
+          if (!epochs.has(id)) {
+            current = this.stmt.getSession.get(entry.doc.account, entry.doc.docId)?.epoch;
+            epochs.set(id, current);
+          }
+          if (current !== entry.epoch) continue; // stale epoch: that session's content is gone
+          this.stmt.insertUpdate.run(entry.doc.account, entry.doc.docId, entry.epoch, entry.update);
+        }
+      }),
+      compact: db.transaction((doc: DocKey, epoch: number, state: Uint8Array, upToSeq: number): void => {
+        // Reuse the highest replaced seq for the state so that load order stays "state, then later updates".
+        const top = this.stmt.lastSeqUpTo.get(doc.account, doc.docId, epoch, upToSeq)?.seq ?? null;
+        if (top === null) return;
+        this.stmt.deleteUpdatesUpTo.run(doc.account, doc.docId, epoch, top);
+        this.stmt.insertUpdateAt.run(top, doc.account, doc.docId, epoch, state);
+      }),
+      deleteDocument: db.transaction((doc: DocKey): void => {
+        this.stmt.deleteDocUpdates.run(doc.account, doc.docId);
+        this.stmt.deleteSession.run(doc.account, doc.docId);
+      }),
+    };
+  }
+
+  private migrate(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`${this.path}: schema version ${version} is newer than this server's (${SCHEMA_VERSION})`);
+    }
+    this.db.transaction(() => {
+      const current = this.db.pragma('user_version', { simple: true }) as number;
+      // Version 1 files lack the sealed secret column; their keys keep working and get it sealed on first use.
+      if (current === 1) this.db.exec('ALTER TABLE keys ADD COLUMN secret_sealed BLOB');
+      this.db.exec(SCHEMA);
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
+  }
+
+  private check(): void {
+    if (this.closed) throw new Error('store is closed');
+  }
+
+  // --- keys ---
+
+  async createKey(input: NewKey, options: CreateKeyOptions = {}): Promise<CreatedKey> {
+    this.check();
+    const valid = validateNewKey(input);
+    const apiKey = newApiKey();
+    const secret = newSecret();
+    const createdAt = Date.now();
+    this.stmt.insertKey.run({
+      api_key: apiKey,
+      name: valid.name,
+      account: valid.account,
+      origins: JSON.stringify(valid.origins),
+      require_token: valid.requireToken ? 1 : 0,
+      persistent: valid.persistent ? 1 : 0,
+      max_users: valid.maxUsers,
+      secret_hash: hashSecret(secret),
+      secret_sealed: options.seal ? options.seal(apiKey, secret) : null,
+      created_at: createdAt,
+    });
+    return {
+      record: { apiKey, ...valid, createdAt, revokedAt: null },
+      secret,
+    };
+  }
+
+  async findKey(apiKey: string): Promise<KeyRecord | undefined> {
+    this.check();
+    const row = this.stmt.findKey.get(apiKey);
+    return row && toKeyRecord(row);
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    this.check();
+    return this.stmt.listKeys.all().map(toKeyRecord);
+  }
+
+  async revokeKey(apiKey: string): Promise<boolean> {
+    this.check();
+    return this.stmt.revokeKey.run(Date.now(), apiKey).changes === 1;
+  }
+
+  async findSealedSecret(apiKey: string): Promise<Uint8Array | undefined> {
+    this.check();
+    return this.stmt.findSealed.get(apiKey)?.secret_sealed ?? undefined;
+  }
+
+  async setSealedSecret(apiKey: string, sealed: Uint8Array): Promise<void> {
+    this.check();
+    this.stmt.setSealed.run(sealed, apiKey);
+  }
+
+  async verifySecret(apiKey: string, secret: string): Promise<boolean> {
+    this.check();
+    const row = this.stmt.findKey.get(apiKey);
+    return secretMatches(row?.secret_hash, secret) && row !== undefined && row.revoked_at === null;
+  }
+
+  // --- sessions ---
+
+  async openSession(doc: DocKey, opts: { now: number; graceMs: number; persistent: boolean }): Promise<SessionInfo> {
+    this.check();
+    return this.tx.openSession.immediate(doc, opts.now, opts.graceMs, opts.persistent);
+  }
+
+  async touchSession(doc: DocKey, epoch: number, now: number): Promise<void> {
+    this.check();
+    this.stmt.touch.run(now, doc.account, doc.docId, epoch);
+  }
+
+  async getSession(doc: DocKey): Promise<SessionInfo | undefined> {
+    this.check();
+    const row = this.stmt.getSession.get(doc.account, doc.docId);
+    return row && { epoch: row.epoch, seeded: row.seeded === 1 };
+  }
+
+  async acquireSeedLease(doc: DocKey, epoch: number, holder: string, now: number, ttlMs: number): Promise<boolean> {
+    this.check();
+    return this.tx.acquireLease.immediate(doc, epoch, holder, now, ttlMs);
+  }
+
+  async releaseSeedLease(doc: DocKey, epoch: number, holder: string): Promise<void> {
+    this.check();
+    this.tx.releaseLease.immediate(doc, epoch, holder);
+  }
+
+  async commitSeed(doc: DocKey, epoch: number, holder: string, update: Uint8Array, now: number): Promise<boolean> {
+    this.check();
+    return this.tx.commitSeed.immediate(doc, epoch, holder, update, now);
+  }
+
+  // --- updates ---
+
+  async loadDocument(doc: DocKey, epoch: number): Promise<StoredDocument> {
+    this.check();
+    const rows = this.stmt.loadUpdates.all(doc.account, doc.docId, epoch);
+    return { updates: rows.map((r) => r.data), lastSeq: rows.length > 0 ? rows[rows.length - 1]!.seq : 0 };
+  }
+
+  async lastSeq(doc: DocKey, epoch: number): Promise<number> {
+    this.check();
+    return this.stmt.lastSeq.get(doc.account, doc.docId, epoch)?.seq ?? 0;
+  }
+
+  async appendUpdates(entries: AppendEntry[]): Promise<void> {
+    this.check();
+    if (entries.length === 0) return;
+    this.tx.append.immediate(entries);
+  }
+
+  async compact(doc: DocKey, epoch: number, state: Uint8Array, upToSeq: number): Promise<void> {
+    this.check();
+    this.tx.compact.immediate(doc, epoch, state, upToSeq);
+  }
+
+  async deleteDocument(doc: DocKey): Promise<void> {
+    this.check();
+    this.tx.deleteDocument.immediate(doc);
+  }
+
+  async ping(): Promise<void> {
+    this.check();
+    this.stmt.ping.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+function toKeyRecord(row: KeyRow): KeyRecord {
+  return {
+    apiKey: row.api_key,
+    name: row.name,
+    account: row.account,
+    origins: parseOrigins(row.origins),
+    requireToken: row.require_token === 1,
+    persistent: row.persistent === 1,
+    maxUsers: row.max_users,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+function parseOrigins(json: string): string[] {
+  const value: unknown = JSON.parse(json);
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
