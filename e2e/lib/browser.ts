@@ -81,6 +81,8 @@ export class Scene {
     const peer: Peer = { name, driver, context, page, errors: [], allowErrors: options.allowErrors ?? [] };
     this.peers.push(peer);
     page.on('console', (msg) => {
+      // WAVE_E2E_CONSOLE=1 echoes every console line of every page (debugging a binding's trace).
+      if (process.env.WAVE_E2E_CONSOLE === '1') process.stderr.write(`[${name}] ${msg.text()}\n`);
       if (msg.type() !== 'error') return;
       const where = msg.location().url ? ` (${msg.location().url}:${msg.location().lineNumber})` : '';
       peer.errors.push(`console.error: ${msg.text()}${where}`);

@@ -133,6 +133,38 @@ describe('Yjs mapping and diff', () => {
     assert.match(show(a), /<strong>abc<\/strong>/);
   });
 
+  it("a split keeps the paragraph's Y node with the part a collaborator's caret is in", () => {
+    // "ann|target text": Ann presses Enter after her word while Bob's caret is in the head (0) or in the tail (10).
+    const split = normalizeDocument([h('p', {}, t('ann')), h('p', {}, t('target text'))]);
+    for (const [held, kept] of [[[0], 'ann'], [[10], 'target text'], [[], 'target text']] as const) {
+      const doc = new Y.Doc();
+      load(doc, normalizeDocument([h('p', {}, t('anntarget text'))]));
+      const frag = doc.getXmlFragment(HTML_TYPE);
+      const before = frag.get(0);
+      doc.transact(() => syncChildren(frag, 'root', split, { heldAt: () => held }));
+      assert.equal(show(doc), '<p>ann</p><p>target text</p>');
+      const index = frag.toArray().indexOf(before);
+      assert.equal(index === 0 ? 'ann' : index === 1 ? 'target text' : 'moved', kept, `caret at ${JSON.stringify(held)}`);
+    }
+  });
+
+  it('two users splitting one paragraph at once, each away from the other, copy no text twice', () => {
+    // Ann types "A" at the start and presses Enter; Bob, at the same time, presses Enter before "tail". Each sees the
+    // other's caret in the part it does not split off.
+    const a = new Y.Doc();
+    const b = new Y.Doc();
+    load(a, normalizeDocument([h('p', {}, t('body tail'))]));
+    sync(a, b);
+    const write2 = (doc: Y.Doc, blocks: MElement[], held: number[]) =>
+      doc.transact(() => syncChildren(doc.getXmlFragment(HTML_TYPE), 'root', blocks, { heldAt: () => held }));
+    write(a, normalizeDocument([h('p', {}, t('Abody tail'))]));
+    write2(a, normalizeDocument([h('p', {}, t('A')), h('p', {}, t('body tail'))]), [6]);
+    write2(b, normalizeDocument([h('p', {}, t('body ')), h('p', {}, t('tail'))]), [0]);
+    sync(a, b);
+    assert.equal(show(a), show(b));
+    assert.equal(show(a), '<p>A</p><p>body </p><p>tail</p>');
+  });
+
   it('writes only the changed characters', () => {
     const doc = new Y.Doc();
     load(doc, normalizeDocument([h('p', {}, t('one')), h('p', {}, t('two'))]));

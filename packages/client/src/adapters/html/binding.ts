@@ -30,7 +30,7 @@ import type { EditorAdapter } from '../types.js';
 import { htmlPresence } from '../../presence/host-html.js';
 import type { PresenceHost } from '../../presence/types.js';
 import { domHtml, isBlockNode, isElement, isText, morph, readNodes, renderDom, type EditorDialect } from './dom.js';
-import { plainText, type MElement, type MText, type TextOp } from './model.js';
+import { plainText, type MElement, type MNode, type MText, type TextOp } from './model.js';
 import { isEmptyParagraph } from './normalize.js';
 import { modelToPoint, pointToModel, textsOf } from './selection.js';
 import { buildY, HTML_TYPE, keyOf, modelOfY, syncChildren, type YNode } from './ydoc.js';
@@ -140,6 +140,8 @@ export class RichTextBinding implements EditorAdapter {
   /** Local DOM changes were still unwritten when a foreign transaction began: they win in their blocks. */
   private localPending = false;
   private cleanups: Array<() => void> = [];
+  /** Collaborators' carets (their awareness `cursor`), to keep a split paragraph's Y node where they type. */
+  private awareness: Awareness | null = null;
 
   constructor(private readonly host: RichTextHost) {}
 
@@ -202,9 +204,10 @@ export class RichTextBinding implements EditorAdapter {
     if (kept.length > 0) frag.insert(0, kept.map(buildY));
   }
 
-  bind(doc: Y.Doc, _awareness?: Awareness, undo?: LocalUndo): void {
+  bind(doc: Y.Doc, awareness?: Awareness, undo?: LocalUndo): void {
     this.unbind();
     this.doc = doc;
+    this.awareness = awareness ?? null;
     const frag = doc.getXmlFragment(HTML_TYPE);
     this.frag = frag;
     this.showDocument();
@@ -265,6 +268,7 @@ export class RichTextBinding implements EditorAdapter {
     for (const cleanup of this.cleanups.splice(0).reverse()) cleanup();
     this.observer = null;
     this.doc = null;
+    this.awareness = null;
     this.frag = null;
     this.entries = [];
     this.byY.clear();
@@ -364,6 +368,7 @@ export class RichTextBinding implements EditorAdapter {
       return;
     }
     const caret = this.caretHint(items.map((it) => it.block));
+    let held: Map<YNode, number[]> | null = null; // computed only when a changed block needs pairing
     let ys: YNode[] = [];
     doc.transact(() => {
       ys = syncChildren(
@@ -377,6 +382,7 @@ export class RichTextBinding implements EditorAdapter {
             const it = items[j]!;
             return e.doms.length === 1 && it.unit.nodes.length === 1 && e.doms[0] === it.unit.nodes[0];
           },
+          heldAt: (i) => (held ??= this.collaboratorCarets()).get(entries[i]!.y) ?? [],
         },
         entries.map((e) => ({ y: e.y, key: e.key, model: e.model })),
       );
@@ -531,6 +537,39 @@ export class RichTextBinding implements EditorAdapter {
     if (!point) return null;
     const found = textsOf(blocks).find((t) => t.path.join() === point.path.join());
     return found ? { text: found.text, offset: point.offset } : null;
+  }
+
+  /**
+   * Collaborators' carets (anchor and head of each remote awareness `cursor`) per top-level Y node, as offsets in
+   * the `plainText` of the block the binding last knew for it (`Entry.model`). Positions that do not resolve yet
+   * (an awareness update ahead of its document update) are left out.
+   */
+  private collaboratorCarets(): Map<YNode, number[]> {
+    const out = new Map<YNode, number[]>();
+    const doc = this.doc;
+    const awareness = this.awareness;
+    if (!doc || !awareness) return out;
+    for (const [client, state] of awareness.getStates()) {
+      if (client === doc.clientID) continue;
+      const cursor = (state as { cursor?: { anchor?: unknown; head?: unknown } }).cursor;
+      for (const json of [cursor?.anchor, cursor?.head]) {
+        if (!json || typeof json !== 'object') continue;
+        let abs: Y.AbsolutePosition | null = null;
+        try {
+          abs = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(json), doc);
+        } catch {
+          continue; // a malformed cursor from a peer: it only loses its say in pairing
+        }
+        const place = abs ? this.placeOfY(abs.type) : null;
+        const entry = place ? this.byY.get(place.top) : undefined;
+        const at = entry?.model ? plainOffset(entry.model, place!.path, abs!.index) : null;
+        if (!entry || at === null) continue;
+        const list = out.get(entry.y) ?? [];
+        list.push(at);
+        out.set(entry.y, list);
+      }
+    }
+    return out;
   }
 
   // ---- the document → the DOM ----
@@ -752,19 +791,24 @@ export class RichTextBinding implements EditorAdapter {
     const doc = this.doc;
     if (!doc) return null;
     const abs = Y.createAbsolutePositionFromRelativePosition(rel, doc);
-    if (!abs || !(abs.type instanceof Y.XmlText)) return null;
+    const place = abs ? this.placeOfY(abs.type) : null;
+    const entry = place ? this.byY.get(place.top) : undefined;
+    if (!entry || entry.doms.length !== 1) return null;
+    const blocks = readNodes(entry.doms, this.root, this.dialect);
+    return modelToPoint(blocks, [0, ...place!.path], abs!.index);
+  }
+
+  /** A `Y.XmlText` in the document as its top-level node and its child path below it; null for anything else. */
+  private placeOfY(type: Y.AbstractType<unknown>): { top: YNode; path: number[] } | null {
+    if (!(type instanceof Y.XmlText)) return null;
     const path: number[] = [];
-    let t: Y.AbstractType<unknown> = abs.type as Y.AbstractType<unknown>;
+    let t: Y.AbstractType<unknown> = type as Y.AbstractType<unknown>;
     while (t.parent && t.parent !== this.frag) {
       const parent = t.parent as Y.XmlElement;
       path.unshift(parent.toArray().indexOf(t as Y.XmlElement | Y.XmlText));
       t = parent as Y.AbstractType<unknown>;
     }
-    if (t.parent !== this.frag) return null;
-    const entry = this.byY.get(t as YNode);
-    if (!entry || entry.doms.length !== 1) return null;
-    const blocks = readNodes(entry.doms, this.root, this.dialect);
-    return modelToPoint(blocks, [0, ...path], abs.index);
+    return t.parent === this.frag ? { top: t as YNode, path } : null;
   }
 
   private captureSelection(): Saved | null {
@@ -910,6 +954,18 @@ export class RichTextBinding implements EditorAdapter {
     start.rel = Y.createRelativePositionFromTypeIndex(ytext, at + splice.insert.length, -1);
     return true;
   }
+}
+
+/** The offset in `plainText(node)` of `offset` in the text at child `path` under `node`; null when the path is not there. */
+function plainOffset(node: MNode, path: readonly number[], offset: number): number | null {
+  if (node.kind === 'text') return path.length === 0 ? offset : null;
+  const [i, ...rest] = path;
+  const child = i === undefined ? undefined : node.children[i];
+  if (!child) return null;
+  let before = 0;
+  for (let k = 0; k < i!; k++) before += plainText(node.children[k]!).length + 1;
+  const inner = plainOffset(child, rest, offset);
+  return inner === null ? null : before + inner;
 }
 
 function marksAt(ops: readonly TextOp[], index: number): Record<string, unknown> {

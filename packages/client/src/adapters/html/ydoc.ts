@@ -98,8 +98,14 @@ export interface OldChild {
 
 export interface SyncOptions {
   caret?: CaretHint | null;
-  /** Extra pairing preference (0 = certainly the same block, e.g. the same DOM element), else undefined. */
+  /** Tie-breaker between equally similar pairings: the old and the new child are the same block (the same DOM element). */
   sameHint?: (oldIndex: number, newIndex: number) => boolean;
+  /**
+   * Where collaborators' carets are in an old child: offsets in its `plainText`. When an edit splits that child
+   * (Enter), its Y node stays with the part holding those carets and the other part moves into a new node, so text a
+   * collaborator is typing is never copied away (and two concurrent splits never copy the same text twice).
+   */
+  heldAt?: (oldIndex: number) => readonly number[];
 }
 
 /** Largest changed middle aligned exactly; beyond it blocks are paired by position (a paste of a long document). */
@@ -128,7 +134,12 @@ export function syncChildren(
 
   const oldMid = old.slice(start, old.length - end);
   const newMid = next.slice(start, next.length - end);
-  const plan = align(oldMid, newMid, (i, j) => options.sameHint?.(start + i, start + j) ?? false);
+  const plan = align(
+    oldMid,
+    newMid,
+    (i, j) => options.sameHint?.(start + i, start + j) ?? false,
+    (i) => options.heldAt?.(start + i) ?? [],
+  );
   let pos = start;
   for (const step of plan) {
     if (step.op === 'delete') {
@@ -189,16 +200,36 @@ function updateNode(y: YNode, old: OldChild, model: MNode, options: SyncOptions)
 
 type Step = { op: 'delete'; i: number } | { op: 'insert'; j: number } | { op: 'update'; i: number; j: number };
 
-/** Pairs changed old and new children: same-kind neighbours are updated in place (keeping concurrent edits), the rest replaced. */
-function align(old: readonly OldChild[], next: readonly MNode[], same: (i: number, j: number) => boolean): Step[] {
+/** Preference of the same DOM element among otherwise equal pairings (far below any difference in text). */
+const SAME_BONUS = 1e-3;
+
+/**
+ * Pairs changed old and new children: same-kind neighbours are updated in place (keeping concurrent edits), the rest
+ * replaced. An update costs 1 - similarity, plus 1 when the old child holds collaborators' carets and none of them
+ * falls in the text it keeps (at most 2, what a delete and an insert cost, so an update still wins a tie).
+ */
+function align(
+  old: readonly OldChild[],
+  next: readonly MNode[],
+  same: (i: number, j: number) => boolean,
+  held: (i: number) => readonly number[],
+): Step[] {
   const n = old.length;
   const m = next.length;
+  const heldCache = new Map<number, readonly number[]>();
   const cost = (i: number, j: number): number => {
     const o = old[i]!;
     const nn = next[j]!;
     if (!canUpdate(o, nn)) return Infinity;
-    if (same(i, j)) return 0;
-    return 1 - similarity(o.model, nn);
+    const kept = overlap(o.model, nn);
+    let c = 1 - kept.similarity;
+    let carets = heldCache.get(i);
+    if (!carets) heldCache.set(i, (carets = held(i)));
+    // A caret is in the kept text when it is inside or at the edge of a non-empty kept prefix or suffix.
+    const keeps = (at: number) =>
+      kept.similarity === 1 || (kept.prefix > 0 && at <= kept.prefix) || (kept.suffix > 0 && at >= kept.oldLength - kept.suffix);
+    if (carets.length > 0 && !carets.some(keeps)) c += 1;
+    return same(i, j) ? Math.max(0, c - SAME_BONUS) : c;
   };
   if (n > MAX_ALIGN || m > MAX_ALIGN) {
     const steps: Step[] = [];
@@ -244,19 +275,22 @@ function canUpdate(old: OldChild, next: MNode): boolean {
   return old.y instanceof Y.XmlElement && old.y.nodeName === next.name && old.model !== null;
 }
 
-/** 1 for the same text, towards 0 for unrelated text (common prefix and suffix over the longer length). */
-function similarity(a: MNode | null, b: MNode): number {
-  if (!a) return 0;
+/**
+ * What `b` keeps of `a`'s text: the common prefix and suffix of their plain text, and the similarity — 1 for the
+ * same text, towards 0 for unrelated text (prefix and suffix over the longer length).
+ */
+function overlap(a: MNode | null, b: MNode): { similarity: number; prefix: number; suffix: number; oldLength: number } {
+  if (!a) return { similarity: 0, prefix: 0, suffix: 0, oldLength: 0 };
   const x = plainText(a);
   const y = plainText(b);
-  if (x === y) return 1;
+  if (x === y) return { similarity: 1, prefix: x.length, suffix: x.length, oldLength: x.length };
   const longest = Math.max(x.length, y.length);
   let p = 0;
   while (p < x.length && p < y.length && x[p] === y[p]) p++;
   let s = 0;
   while (s < x.length - p && s < y.length - p && x[x.length - 1 - s] === y[y.length - 1 - s]) s++;
   // Two empty lines of the same kind are interchangeable; half-similar keeps a typed-in paragraph paired.
-  return longest === 0 ? 1 : (p + s) / longest;
+  return { similarity: longest === 0 ? 1 : (p + s) / longest, prefix: p, suffix: s, oldLength: x.length };
 }
 
 // ---- text ----
