@@ -58,7 +58,10 @@ function caretAtBoundary(r1, r2) {
   var b = randomBlock(r1);
   if (!b) { var e = root().querySelector('p,li,td,h2') || root(); setRange(e, 0, e, 0); return; }
   var spots = [];
-  for (var i = 0; i <= b.str.length; i++) if (i === 0 || i === b.str.length || /\s/.test(b.str[i - 1]) || /\s/.test(b.str[i])) spots.push(i);
+  // Only the start or right after whitespace, never right after a letter: the end of a word a peer is still typing
+  // looks like a boundary, and an insertion there, concurrent with the peer's next key, lands inside the finished
+  // word (both are inserted at the same place; Yjs orders them by client). As in fuzz.test.ts.
+  for (var i = 0; i <= b.str.length; i++) if (i === 0 || /\s/.test(b.str[i - 1])) spots.push(i);
   var p = b.at(pick(spots, r2));
   setRange(p.node, p.offset, p.node, p.offset);
 }
