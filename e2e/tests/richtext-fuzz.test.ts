@@ -93,7 +93,10 @@ function paste(r1, r2, html) { caretAtBoundary(r1, r2); run('html', { html: html
 `;
 
 /** Per editor, what the fuzz run found about word integrity (checked by the test after it). */
-const integrity = new Map<string, { seed: number; missing: string[]; doubled: string[]; text: string }>();
+const integrity = new Map<string, { seed: number; missing: string[]; doubled: string[]; text: string; log: string[] }>();
+
+/** The shape of every word the fuzz types (the seed lines' and each user's numbered words). */
+const WORD = /(?:ann|bob|cid)\d+q|seed\dw\d/;
 
 const FORMATS = ['bold', 'italic', 'underline', 'strike', 'link'] as const;
 
@@ -228,10 +231,28 @@ for (const driver of RICH_TEXT_DRIVERS) {
         // re-balanced away by the browser (contenteditable turns runs of spaces into nbsp/space pairs), gluing two
         // words; the characters of every word must still all be there, once.
         const counts = new Map<string, number>();
-        for (const m of text.matchAll(/(?:ann|bob|cid)\d+q|seed\dw\d/g)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
-        const missing = [...typed].filter((w) => !deleted.has(w) && !counts.has(w));
+        for (const m of text.matchAll(new RegExp(WORD.source, 'g'))) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+        const gone = [...typed].filter((w) => !deleted.has(w) && !counts.has(w));
+        // A word deleted while it was being typed: the deleter saw (and removed) its first letters, and the rest
+        // arrived afterwards. The deleted text then holds a fragment that the word begins with.
+        // Precisely: a deletion logged after the author's previous operation and before the typing of the word ended
+        // removed a fragment (not a whole word) that the word begins with.
+        const halfDeleted = gone.filter((w) => {
+          const done = log.findIndex((l) => l.endsWith(` type ${w}`));
+          if (done < 0) return false;
+          const author = log[done]!.split(' ')[0]!;
+          let from = done - 1;
+          while (from >= 0 && !log[from]!.startsWith(`${author} `)) from--;
+          return log.slice(from + 1, done).some((l) => {
+            const m = /^\S+ delete (".*")$/.exec(l);
+            const removed = m ? (JSON.parse(m[1]!) as string) : '';
+            return removed.split(/\s+/).flatMap((t) => t.split(WORD)).some((f) => f !== '' && w.startsWith(f));
+          });
+        });
+        const missing = gone.filter((w) => !halfDeleted.includes(w));
         const doubled = [...typed].filter((w) => (counts.get(w) ?? 0) > 1);
-        integrity.set(driver.name, { seed, missing, doubled, text });
+        integrity.set(driver.name, { seed, missing, doubled, text, log });
+        if (halfDeleted.length > 0) console.log(`${label}: deleted while being typed (not counted): ${halfDeleted.join(' ')}`);
         // The fuzzer built a real document, not an empty one.
         const survivors = [...typed].filter((w) => counts.has(w)).length;
         assert.ok(survivors >= OPS / 2, `a non-trivial document: ${survivors} words survived`);
@@ -246,7 +267,15 @@ for (const driver of RICH_TEXT_DRIVERS) {
     it('every word typed and not deleted survives intact, exactly once', { todo: 'caret drift under concurrent typing in one paragraph' }, () => {
       const result = integrity.get(driver.name);
       assert.ok(result, 'the fuzz run above completed');
-      assert.deepEqual(result.missing, [], `intact words (seed ${result.seed}); text: ${JSON.stringify(result.text)}`);
+      // Each missing word with what is left of it: where its pieces are in the text, and the operations naming it.
+      const where = result.missing.map((w) => {
+        const pieces = [w.slice(0, 1), w.slice(1)].map((piece) => {
+          const at = result.text.indexOf(piece);
+          return at < 0 ? `"${piece}" nowhere` : `"${piece}" in …${JSON.stringify(result.text.slice(Math.max(0, at - 25), at + 25))}…`;
+        });
+        return `${w}: ${pieces.join(', ')}; ops: ${result.log.filter((l) => l.includes(w)).join(' | ')}`;
+      });
+      assert.deepEqual(result.missing, [], `intact words (seed ${result.seed}):\n${where.join('\n')}\ntext: ${JSON.stringify(result.text)}`);
       assert.deepEqual(result.doubled, [], `no word twice (seed ${result.seed})`);
     });
   });
