@@ -62,6 +62,8 @@ export interface OpenOptions {
   noWait?: boolean;
   /** More query parameters for the demo page (presence options, user fields: see examples/demo.js). */
   query?: Record<string, string>;
+  /** JavaScript run in the page before any of its own (Playwright `addInitScript`), e.g. to turn on a trace. */
+  initScript?: string;
 }
 
 export type StartResult = { ok: true } | { ok: false; error: ErrorPayload & { name?: string } };
@@ -100,6 +102,7 @@ export class Scene {
       });
     }
 
+    if (options.initScript) await page.addInitScript(options.initScript);
     const query: Record<string, string> = { doc: options.doc, user: name };
     if (options.text !== undefined) query.text = options.text;
     Object.assign(query, options.query ?? {});

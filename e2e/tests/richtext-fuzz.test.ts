@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { withScene, type Peer } from '../lib/browser.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SHOTS_DIR, withScene, type Peer } from '../lib/browser.ts';
 import { RICH_TEXT_DRIVERS } from '../lib/richtext-drivers.ts';
 import { convergedHtml, rt } from '../lib/richtext.ts';
 import type { WaveServer } from '../lib/server.ts';
@@ -93,7 +95,7 @@ function paste(r1, r2, html) { caretAtBoundary(r1, r2); run('html', { html: html
 `;
 
 /** Per editor, what the fuzz run found about word integrity (checked by the test after it). */
-const integrity = new Map<string, { seed: number; missing: string[]; doubled: string[]; text: string; log: string[] }>();
+const integrity = new Map<string, { seed: number; missing: string[]; doubled: string[]; text: string; log: string[]; traces: string[] }>();
 
 /** The shape of every word the fuzz types (the seed lines' and each user's numbered words). */
 const WORD = /(?:ann|bob|cid)\d+q|seed\dw\d/;
@@ -136,7 +138,8 @@ for (const driver of RICH_TEXT_DRIVERS) {
         const doc = freshDocId(label);
         const names = ['Ann', 'Bob', 'Cid'];
         const peers: Peer[] = [];
-        for (const name of names) peers.push(await scene.open(name, driver, { doc }));
+        // The binding's trace (see binding.ts, `trace`) is printed for the blocks around a divergence.
+        for (const name of names) peers.push(await scene.open(name, driver, { doc, initScript: 'window.__waveHtmlTrace = [];' }));
         const typed = new Set<string>();
         const deleted = new Set<string>();
         // A starting document everyone agrees on.
@@ -171,7 +174,8 @@ for (const driver of RICH_TEXT_DRIVERS) {
                 log.push(`${peer.name} type ${w}`);
               } else if (kind < 0.65) {
                 const gone = await call(`return deleteWords(${r[0]}, ${r[1]}, ${r[2]});`);
-                for (const t of String(gone).split(/\s+/).filter(Boolean)) deleted.add(t);
+                // Words by their shape: the browser may have glued two of them (see the count below).
+                for (const m of String(gone).matchAll(new RegExp(WORD.source, 'g'))) deleted.add(m[0]);
                 log.push(`${peer.name} delete ${JSON.stringify(gone)}`);
               } else if (kind < 0.85) {
                 const action = FORMATS[Math.floor(rand() * FORMATS.length)]!;
@@ -180,7 +184,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
               } else if (kind < 0.95) {
                 const html = randomHtml(rand, word);
                 await call(`paste(${r[0]}, ${r[1]}, ${JSON.stringify(html)});`);
-                log.push(`${peer.name} paste ${html.length} B`);
+                log.push(`${peer.name} paste ${html.length} B: ${[...html.matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]).join(' ')}`);
               } else {
                 await call(`caretAtBoundary(${r[0]}, ${r[1]});`);
                 await peer.page.keyboard.press('Enter');
@@ -199,6 +203,10 @@ for (const driver of RICH_TEXT_DRIVERS) {
           let at = 0;
           while (at < all[0]!.length && all.every((h) => h[at] === all[0]![at])) at++;
           const around = all.map((h, k) => `${names[k]}: …${h.slice(Math.max(0, at - 150), at + 150)}…`).join('\n');
+          // Trace lines of every page that name the words right around the first difference.
+          const near = new Set(all.flatMap((h) => [...h.slice(Math.max(0, at - 60), at + 120).matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0])));
+          const traces = await Promise.all(peers.map((p) => p.page.evaluate(() => ((window as unknown as { __waveHtmlTrace?: string[] }).__waveHtmlTrace ?? []).slice()))).catch(() => [] as string[][]);
+          const traced = traces.map((lines, k) => `${names[k]}:\n${lines.filter((l) => [...near].some((w) => l.includes(w))).slice(-40).map((l) => `  ${l.slice(0, 600)}`).join('\n')}`).join('\n');
           // Where the difference lives: in the shared documents (a write went missing) or only in one editor's DOM
           // (a patch went missing). Reads the session's Y.Doc through the demo's `window.coedit` (not public API).
           const ys = await Promise.all(peers.map((p) => p.page.evaluate(() => String((window.coedit as any)?.session?.doc?.getXmlFragment('html'))))).catch(() => []);
@@ -223,7 +231,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
             await convergedHtml(peers, () => true, 5_000);
             afterReread = 'converged: the DOM held an edit the binding never saw';
           } catch { /* still different */ }
-          (err as Error).message = `editors differ from character ${at} (${ydiff}; bindings ${inner.join(' ')}; after a forced re-read: ${afterReread}):\n${around}\nlast operations:\n${log.slice(-30).join('\n')}`;
+          (err as Error).message = `editors differ from character ${at} (${ydiff}; bindings ${inner.join(' ')}; after a forced re-read: ${afterReread}):\n${around}\nlast operations:\n${log.slice(-30).join('\n')}\ntrace (words ${[...near].join(' ')}):\n${traced}`;
           throw err;
         }
         const text = await driver.text(peers[0]!.page);
@@ -251,7 +259,14 @@ for (const driver of RICH_TEXT_DRIVERS) {
         });
         const missing = gone.filter((w) => !halfDeleted.includes(w));
         const doubled = [...typed].filter((w) => (counts.get(w) ?? 0) > 1);
-        integrity.set(driver.name, { seed, missing, doubled, text, log });
+        // The binding's trace lines (every page) that name a missing word, kept for the report below.
+        const pageTraces = await Promise.all(peers.map((p) => p.page.evaluate(() => ((window as unknown as { __waveHtmlTrace?: string[] }).__waveHtmlTrace ?? []).slice())));
+        if (missing.length > 0) {
+          mkdirSync(SHOTS_DIR, { recursive: true });
+          pageTraces.forEach((lines, k) => writeFileSync(join(SHOTS_DIR, `trace-${label}-${names[k]}.txt`), `${lines.join('\n')}\n`));
+        }
+        const traces = missing.map((w) => `${w}:\n${pageTraces.map((lines, k) => `  ${names[k]}:\n${lines.filter((l) => l.includes(w.slice(0, -1))).slice(-25).map((l) => `    ${l.slice(0, 400)}`).join('\n')}`).join('\n')}`);
+        integrity.set(driver.name, { seed, missing, doubled, text, log, traces });
         if (halfDeleted.length > 0) console.log(`${label}: deleted while being typed (not counted): ${halfDeleted.join(' ')}`);
         // The fuzzer built a real document, not an empty one.
         const survivors = [...typed].filter((w) => counts.has(w)).length;
@@ -275,7 +290,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
         });
         return `${w}: ${pieces.join(', ')}; ops: ${result.log.filter((l) => l.includes(w)).join(' | ')}`;
       });
-      assert.deepEqual(result.missing, [], `intact words (seed ${result.seed}):\n${where.join('\n')}\ntext: ${JSON.stringify(result.text)}`);
+      assert.deepEqual(result.missing, [], `intact words (seed ${result.seed}):\n${where.join('\n')}\ntext: ${JSON.stringify(result.text)}\nbinding trace:\n${result.traces.join('\n')}`);
       assert.deepEqual(result.doubled, [], `no word twice (seed ${result.seed})`);
     });
   });

@@ -103,6 +103,24 @@ const OBSERVE: MutationObserverInit = {
 
 let uniqueKey = 0;
 
+/**
+ * Diagnostics (tests only): when the page defines `globalThis.__waveHtmlTrace` as an array, the binding appends a
+ * line per write and per patch, naming blocks by a small id per Y node; the newest 3,000 lines are kept.
+ */
+function trace(event: string, detail: () => string): void {
+  const sink = (globalThis as { __waveHtmlTrace?: unknown }).__waveHtmlTrace;
+  if (!Array.isArray(sink)) return;
+  sink.push(`${Math.round(performance.now())} ${event} ${detail()}`);
+  if (sink.length > 3_000) sink.splice(0, sink.length - 3_000);
+}
+const traceIds = new WeakMap<object, number>();
+let nextTraceId = 0;
+function tid(y: object): string {
+  let id = traceIds.get(y);
+  if (id === undefined) traceIds.set(y, (id = ++nextTraceId));
+  return `#${id}`;
+}
+
 export class RichTextBinding implements EditorAdapter {
   private doc: Y.Doc | null = null;
   private frag: Y.XmlFragment | null = null;
@@ -388,6 +406,7 @@ export class RichTextBinding implements EditorAdapter {
       );
     }, origin);
     const before = new Map(entries.map((e) => [e.y, e.key]));
+    trace('write', () => ys.map((y, j) => (before.get(y) === keys[j] ? '' : `${tid(y)}${before.has(y) ? '' : '+'}=${keys[j]}`)).filter(Boolean).join(' '));
     this.entries = items.map((it, j) => ({
       y: ys[j]!,
       key: keys[j]!,
@@ -415,6 +434,7 @@ export class RichTextBinding implements EditorAdapter {
       const fresh = this.entryFromY(entry.y);
       if (fresh.key === entry.key) continue;
       if (saved === undefined) saved = this.captureSelection();
+      trace('show-doc', () => `${tid(entry.y)}: ${entry.key} -> ${fresh.key}`);
       fresh.doms = entry.doms;
       this.patchNodes(fresh, renderDom(fresh.blocks, this.root.ownerDocument, this.dialect));
       this.entries = this.entries.map((e) => (e === entry ? fresh : e));
@@ -428,7 +448,7 @@ export class RichTextBinding implements EditorAdapter {
     if (saved === undefined) return;
     this.index();
     if (saved) this.restoreSelection(saved);
-    this.observer?.takeRecords();
+    this.dropOwnRecords('show-doc');
     this.host.contentUpdated();
   }
 
@@ -458,6 +478,7 @@ export class RichTextBinding implements EditorAdapter {
       const fresh = renderDom(entry.blocks, doc, d);
       if (fresh.length === 1 && domHtml(dom, d) === domHtml(fresh[0]!, d)) continue;
       saved ??= this.captureSelection();
+      trace('settle', () => `${tid(entry.y)}: dom ${domHtml(dom, d)} -> ${entry.key}`);
       this.patchNodes(entry, fresh);
       for (const n of entry.doms) {
         this.checked.set(n, entry.key);
@@ -468,7 +489,7 @@ export class RichTextBinding implements EditorAdapter {
     if (saved === null) return;
     this.index();
     this.restoreSelection(saved);
-    this.observer?.takeRecords();
+    this.dropOwnRecords('settle');
   }
 
   /**
@@ -519,6 +540,7 @@ export class RichTextBinding implements EditorAdapter {
       const fresh = renderDom(entry.blocks, doc, d);
       if (fresh.length === 1 && domHtml(dom, d) === domHtml(fresh[0]!, d)) return;
       save();
+      trace('canonical', () => `${tid(entry.y)}: dom ${domHtml(dom, d)} -> ${entry.key}`);
       this.patchNodes(entry, fresh);
       for (const n of entry.doms) this.checked.set(n, entry.key);
     });
@@ -526,7 +548,7 @@ export class RichTextBinding implements EditorAdapter {
     this.index();
     for (const e of this.entries) if (e.doms.length === 1) this.cache.set(e.doms[0]!, e.blocks);
     this.restoreSelection(saved);
-    this.observer?.takeRecords();
+    this.dropOwnRecords('canonical');
   }
 
   /** The caret (a collapsed selection) as an offset in one of `blocks`' texts, to place ambiguous insertions. */
@@ -619,7 +641,7 @@ export class RichTextBinding implements EditorAdapter {
     this.index();
     this.place();
     if (this.entries.length === 0) this.ensurePlaceholder();
-    this.observer?.takeRecords();
+    this.dropOwnRecords('show-all');
   }
 
   /** Puts the entries' DOM nodes in document order; removes top-level nodes that belong to no entry. */
@@ -715,6 +737,7 @@ export class RichTextBinding implements EditorAdapter {
         // Not now: the composition (or an unwritten local edit) owns this block; it is reconciled afterwards.
         this.deferred.add(y);
         this.staleY.add(y);
+        trace('defer', () => `${tid(y)} (${this.composing ? 'key/composition' : 'unwritten local edit'})`);
         next.push(old);
         continue;
       }
@@ -723,10 +746,14 @@ export class RichTextBinding implements EditorAdapter {
       if (old) {
         fresh.doms = old.doms;
         if (fresh.key !== old.key) {
+          trace('remote', () => `${tid(y)}: ${old.key} -> ${fresh.key}`);
           this.patchNodes(fresh, renderDom(fresh.blocks, this.root.ownerDocument, this.dialect));
           if (old.doms.length === 0) needPlace = true;
         }
-      } else fresh.doms = renderDom(fresh.blocks, this.root.ownerDocument, this.dialect);
+      } else {
+        trace('remote', () => `${tid(y)}+ ${fresh.key}`);
+        fresh.doms = renderDom(fresh.blocks, this.root.ownerDocument, this.dialect);
+      }
       for (const n of fresh.doms) {
         this.cache.set(n, fresh.blocks);
         this.checked.set(n, fresh.key);
@@ -744,13 +771,23 @@ export class RichTextBinding implements EditorAdapter {
     const saved = this.saved;
     this.saved = null;
     if (saved) this.restoreSelection(saved);
-    this.observer?.takeRecords();
+    this.dropOwnRecords('remote');
     this.host.contentUpdated();
     if (pendingLocal) {
       this.deferred.clear();
       this.flush();
     }
   };
+
+  /** Discards the MutationObserver records of the binding's own DOM patches (traced, to catch any that were not). */
+  private dropOwnRecords(where: string): void {
+    const records = this.observer?.takeRecords() ?? [];
+    if (records.length > 0) trace('drop', () => `${where}: ${records.length} records in ${[...new Set(records.map((r) => {
+      const top = r.target === this.root ? null : this.topOf(r.target);
+      const e = top ? this.byDom.get(top) : undefined;
+      return e ? tid(e.y) : top ? 'detached' : 'root';
+    }))].join(' ')}`);
+  }
 
   private isComposingIn(entry: Entry): boolean {
     const top = this.composing?.top;
@@ -827,6 +864,7 @@ export class RichTextBinding implements EditorAdapter {
     const f = saved.focus === saved.anchor ? a : this.yToDom(saved.focus.rel);
     if (!a || !f) return;
     if (sel.anchorNode === a.node && sel.anchorOffset === a.offset && sel.focusNode === f.node && sel.focusOffset === f.offset) return;
+    trace('caret', () => `${caretText(sel.focusNode, sel.focusOffset)} -> ${caretText(f.node, f.offset)}`);
     try {
       sel.setBaseAndExtent(a.node, a.offset, f.node, f.offset);
     } catch {
@@ -883,12 +921,14 @@ export class RichTextBinding implements EditorAdapter {
       if (!entry || entry.doms.length !== 1) continue;
       const now = readNodes(entry.doms, this.root, this.dialect);
       const untouched = now.length === 1 && keyOf(now[0]!) === entry.key;
+      trace('key-end', () => `${tid(y)} ${untouched ? 'untouched' : `now ${now.map((b) => keyOf(b)).join('')}`}`);
       // The block changed remotely meanwhile: show the document's version, with what was typed placed into it.
       if (untouched || (comp.start && this.mergeComposition(entry, comp.start, now))) {
         this.showFromY(entry, comp.start);
         continue;
       }
       // Could not place the local change exactly: the block is written as the editor shows it.
+      trace('key-end', () => `${tid(y)} editor's version wins`);
       this.dirty.add(entry.doms[0]!);
       this.cache.delete(entry.doms[0]!);
     }
@@ -911,9 +951,10 @@ export class RichTextBinding implements EditorAdapter {
     if (caret) {
       const point = this.yToDom(caret.rel);
       const sel = this.root.ownerDocument.getSelection();
+      trace('caret', () => `key-end ${sel ? caretText(sel.focusNode, sel.focusOffset) : '?'} -> ${point ? caretText(point.node, point.offset) : 'nowhere'}`);
       if (point && sel) sel.setBaseAndExtent(point.node, point.offset, point.node, point.offset);
     } else if (saved) this.restoreSelection(saved);
-    this.observer?.takeRecords();
+    this.dropOwnRecords('key-end');
     this.host.contentUpdated();
   }
 
@@ -941,9 +982,12 @@ export class RichTextBinding implements EditorAdapter {
     const a = plainText(oldTexts[changedAt]!.text);
     const b = plainText(newTexts[changedAt]!.text);
     const splice = diffAtCursor(a, b, start.offset + Math.max(0, b.length - a.length));
-    const ytext = this.yTextAt(entry.y, path.slice(1));
+    // The text is found where the caret's relative position resolves, not by its path: a remote edit of the same
+    // block (a list item inserted above, in the same list) may have moved it to another index meanwhile.
     const abs = Y.createAbsolutePositionFromRelativePosition(start.rel, doc);
-    if (!ytext || !abs || abs.type !== ytext) return false;
+    const place = abs ? this.placeOfY(abs.type) : null;
+    if (!abs || !place || place.top !== entry.y) return false;
+    const ytext = abs.type as Y.XmlText;
     const at = abs.index + (splice.index - start.offset);
     if (at < 0 || at + splice.remove > ytext.length) return false;
     const marks = marksAt(newTexts[changedAt]!.text.ops, splice.index);
@@ -954,6 +998,14 @@ export class RichTextBinding implements EditorAdapter {
     start.rel = Y.createRelativePositionFromTypeIndex(ytext, at + splice.insert.length, -1);
     return true;
   }
+}
+
+/** For the trace: the text around a DOM point, the point shown as `|`. */
+function caretText(node: Node | null, offset: number): string {
+  if (!node) return 'none';
+  const text = isText(node) ? node.data : node.textContent ?? '';
+  const at = isText(node) ? offset : Array.from(node.childNodes).slice(0, offset).reduce((n, c) => n + (c.textContent ?? '').length, 0);
+  return JSON.stringify(`${text.slice(Math.max(0, at - 12), at)}|${text.slice(at, at + 12)}`);
 }
 
 /** The offset in `plainText(node)` of `offset` in the text at child `path` under `node`; null when the path is not there. */
