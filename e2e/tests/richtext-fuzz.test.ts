@@ -88,6 +88,10 @@ function deleteWords(r1, r2, r3) {
 function formatWords(r1, r2, r3, action, href) {
   var w = wordRange(r1, r2, r3);
   if (!w) return;
+  // Froala's link.insert(href, text) inside an existing link rewrites that whole link's text (its other words
+  // vanish by the editor's own design, not by a lost edit): there the words are underlined instead.
+  var inLink = function (n) { var e = n.nodeType === 1 ? n : n.parentElement; return !!(e && e.closest('a')); };
+  if (action === 'link' && kind === 'froala' && (inLink(w.s.node) || inLink(w.e.node))) action = 'underline';
   setRange(w.s.node, w.s.offset, w.e.node, w.e.offset);
   run(action, { href: href, text: w.text });
 }
@@ -206,6 +210,8 @@ for (const driver of RICH_TEXT_DRIVERS) {
           // Trace lines of every page that name the words right around the first difference.
           const near = new Set(all.flatMap((h) => [...h.slice(Math.max(0, at - 60), at + 120).matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0])));
           const traces = await Promise.all(peers.map((p) => p.page.evaluate(() => ((window as unknown as { __waveHtmlTrace?: string[] }).__waveHtmlTrace ?? []).slice()))).catch(() => [] as string[][]);
+          mkdirSync(SHOTS_DIR, { recursive: true });
+          traces.forEach((lines, k) => writeFileSync(join(SHOTS_DIR, `trace-${label}-diverged-${names[k]}.txt`), `${lines.join('\n')}\n`));
           const traced = traces.map((lines, k) => `${names[k]}:\n${lines.filter((l) => [...near].some((w) => l.includes(w))).slice(-40).map((l) => `  ${l.slice(0, 600)}`).join('\n')}`).join('\n');
           // Where the difference lives: in the shared documents (a write went missing) or only in one editor's DOM
           // (a patch went missing). Reads the session's Y.Doc through the demo's `window.coedit` (not public API).

@@ -105,13 +105,14 @@ let uniqueKey = 0;
 
 /**
  * Diagnostics (tests only): when the page defines `globalThis.__waveHtmlTrace` as an array, the binding appends a
- * line per write and per patch, naming blocks by a small id per Y node; the newest 3,000 lines are kept.
+ * line per write and per patch, naming blocks by a small id per Y node; the newest 12,000 lines (≤ 1,500
+ * characters each) are kept.
  */
 function trace(event: string, detail: () => string): void {
   const sink = (globalThis as { __waveHtmlTrace?: unknown }).__waveHtmlTrace;
   if (!Array.isArray(sink)) return;
-  sink.push(`${Math.round(performance.now())} ${event} ${detail()}`);
-  if (sink.length > 3_000) sink.splice(0, sink.length - 3_000);
+  sink.push(`${Math.round(performance.now())} ${event} ${detail().slice(0, 1_500)}`);
+  if (sink.length > 12_000) sink.splice(0, sink.length - 12_000);
 }
 const traceIds = new WeakMap<object, number>();
 let nextTraceId = 0;
@@ -685,7 +686,10 @@ export class RichTextBinding implements EditorAdapter {
     const first = old[0];
     const fresh = nodes[0];
     if (old.length === 1 && nodes.length === 1 && first && fresh && isElement(first) && isElement(fresh) && first.localName === fresh.localName) {
+      const tracing = Array.isArray((globalThis as { __waveHtmlTrace?: unknown }).__waveHtmlTrace);
+      const expected = tracing ? domHtml(fresh, this.dialect) : '';
       morph(first, fresh, this.dialect);
+      if (tracing && domHtml(first, this.dialect) !== expected) trace('morph-mismatch', () => `${tid(entry.y)}: wanted ${expected} got ${domHtml(first, this.dialect)}`);
       return;
     }
     if (first?.parentNode) for (const n of nodes) first.parentNode.insertBefore(n, first);
