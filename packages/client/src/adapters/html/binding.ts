@@ -12,10 +12,10 @@
  * patched, element by element; the local selection is recorded as Yjs relative positions before the foreign
  * transaction and restored after.
  *
- * IME and key presses: while a composition is open, or a key is down (keydown → keyup), nothing is written and
- * the block under the caret is not patched; at the end the typed or composed text is applied at the relative
- * position where it began (so remote edits that arrived meanwhile are kept), then the block is shown as the
- * document has it. When that text is not one splice of one run, the editor's version of the block wins.
+ * IME and key presses: while a composition is open, or a key other than Enter is down (keydown → keyup), nothing
+ * is written and the block under the caret is not patched; at the end the typed or composed text is applied at the
+ * relative position where it began (so remote edits that arrived meanwhile are kept), then the block is shown as
+ * the document has it. When that text is not one splice of one run, the editor's version of the block wins.
  *
  * Undo: the session's `LocalUndo` tracks this binding as origin; the editor's own undo/redo are routed to it, and
  * its transactions are patched into the DOM like remote ones.
@@ -881,6 +881,10 @@ export class RichTextBinding implements EditorAdapter {
   private readonly onKeyDown = (event: KeyboardEvent): void => {
     // Shortcuts run editor commands; IME keys belong to the composition.
     if (this.composing || event.isComposing || event.ctrlKey || event.metaKey || event.altKey) return;
+    // Enter splits the block in the editor's own keydown handler: written at once, the split is paired with the
+    // document as it is (and with collaborators' carets); held, a remote edit of the block arriving before keyup
+    // could only lose to the editor's version.
+    if (event.key === 'Enter') return;
     this.begin(true);
     if (this.keyTimer !== null) clearTimeout(this.keyTimer);
     // A keyup that never comes (focus moved away mid-press) must not hold the block forever.
