@@ -33,6 +33,7 @@ import { domHtml, isBlockNode, isElement, isText, morph, readNodes, renderDom, t
 import { plainText, type MElement, type MNode, type MText, type TextOp } from './model.js';
 import { isEmptyParagraph } from './normalize.js';
 import { modelToPoint, pointToModel, textsOf } from './selection.js';
+import { caretText, tid, trace, traceOn } from './trace.js';
 import { buildY, HTML_TYPE, keyOf, modelOfY, syncChildren, type YNode } from './ydoc.js';
 
 /** What one editor offers the core: its contenteditable root, its dialect and its events. */
@@ -102,25 +103,6 @@ const OBSERVE: MutationObserverInit = {
 };
 
 let uniqueKey = 0;
-
-/**
- * Diagnostics (tests only): when the page defines `globalThis.__waveHtmlTrace` as an array, the binding appends a
- * line per write and per patch, naming blocks by a small id per Y node; the newest 12,000 lines (≤ 1,500
- * characters each) are kept.
- */
-function trace(event: string, detail: () => string): void {
-  const sink = (globalThis as { __waveHtmlTrace?: unknown }).__waveHtmlTrace;
-  if (!Array.isArray(sink)) return;
-  sink.push(`${Math.round(performance.now())} ${event} ${detail().slice(0, 1_500)}`);
-  if (sink.length > 12_000) sink.splice(0, sink.length - 12_000);
-}
-const traceIds = new WeakMap<object, number>();
-let nextTraceId = 0;
-function tid(y: object): string {
-  let id = traceIds.get(y);
-  if (id === undefined) traceIds.set(y, (id = ++nextTraceId));
-  return `#${id}`;
-}
 
 export class RichTextBinding implements EditorAdapter {
   private doc: Y.Doc | null = null;
@@ -686,7 +668,7 @@ export class RichTextBinding implements EditorAdapter {
     const first = old[0];
     const fresh = nodes[0];
     if (old.length === 1 && nodes.length === 1 && first && fresh && isElement(first) && isElement(fresh) && first.localName === fresh.localName) {
-      const tracing = Array.isArray((globalThis as { __waveHtmlTrace?: unknown }).__waveHtmlTrace);
+      const tracing = traceOn();
       const expected = tracing ? domHtml(fresh, this.dialect) : '';
       morph(first, fresh, this.dialect);
       if (tracing && domHtml(first, this.dialect) !== expected) trace('morph-mismatch', () => `${tid(entry.y)}: wanted ${expected} got ${domHtml(first, this.dialect)}`);
@@ -1006,14 +988,6 @@ export class RichTextBinding implements EditorAdapter {
     start.rel = Y.createRelativePositionFromTypeIndex(ytext, at + splice.insert.length, -1);
     return true;
   }
-}
-
-/** For the trace: the text around a DOM point, the point shown as `|`. */
-function caretText(node: Node | null, offset: number): string {
-  if (!node) return 'none';
-  const text = isText(node) ? node.data : node.textContent ?? '';
-  const at = isText(node) ? offset : Array.from(node.childNodes).slice(0, offset).reduce((n, c) => n + (c.textContent ?? '').length, 0);
-  return JSON.stringify(`${text.slice(Math.max(0, at - 12), at)}|${text.slice(at, at + 12)}`);
 }
 
 /** The offset in `plainText(node)` of `offset` in the text at child `path` under `node`; null when the path is not there. */
