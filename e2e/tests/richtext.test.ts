@@ -166,6 +166,39 @@ for (const driver of RICH_TEXT_DRIVERS) {
       });
     });
 
+    it('one user types in a list item while another adds items above it in the same list: both kept', { timeout: TIMEOUT_MS }, async () => {
+      // A whole list is one top-level block: items added above move the typed item's index in the shared document
+      // while its key presses are merged.
+      const label = `${driver.name}-rt-list-race`;
+      const seed = testSeed(label);
+      const rand = seededRandom(seed);
+      await withScene(browser, server, label, async (scene) => {
+        const doc = freshDocId(label);
+        const ann = await open(scene, 'Ann', driver, doc);
+        const bob = await open(scene, 'Bob', driver, doc);
+        await command(ann.page, 'setHtml', { html: '<ul><li>first</li><li>second</li><li>third</li></ul>' });
+        await convergedHtml([ann, bob], (h) => h.includes('third'));
+        const annWords = words('annL', 10, rand);
+        const bobLines = words('bobL', 5, rand);
+        await caretAt(ann.page, 'third', true);
+        await caretAt(bob.page, 'first', true);
+        await Promise.all([
+          typeWords(ann, annWords, seededRandom(seed + 1), true),
+          (async () => {
+            for (const line of bobLines) await driver.type(bob.page, `\n${line}`, { delay: 5 + Math.floor(rand() * 20) });
+          })(),
+        ]);
+        const html = await convergedHtml([ann, bob], (h) => [...annWords, ...bobLines].every((w) => h.includes(w)));
+        // The list's items as text (the editors write spaces next to tags as &nbsp; at times).
+        const items = [...html.matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').replace(/&nbsp;/g, ' ').trim());
+        assert.deepEqual(
+          items,
+          ['first', ...bobLines, 'second', `third${annWords.map((w) => ` ${w}`).join('')}`],
+          `every item once, Bob's added above, Ann's words in typing order (seed ${seed}): ${html}`,
+        );
+      });
+    });
+
     it('formatting made in one editor appears in the other: marks, link, heading, lists, quote, table, image', { timeout: TIMEOUT_MS }, async () => {
       const label = `${driver.name}-rt-format`;
       await withScene(browser, server, label, async (scene) => {
