@@ -124,11 +124,11 @@ function randomHtml(rand: () => number, word: () => string): string {
 }
 
 /**
- * Known open bug (issue 3): Froala runs end, about one in two, with one editor's DOM showing a formatting mark over
- * whitespace that its shared document (identical on every peer) does not hold — a local edit that was never written;
- * TinyMCE converged in 9 of 9 runs (session 2). Concurrent typing in one paragraph still splits words. Until it is fixed this suite runs only in
- * `npm run test:long` (WAVE_LONG=1), so that a known failure does not block every landing; it must not be
- * forgotten there.
+ * Known open bug (issue 3): rarely, a Froala run ends with one editor's DOM showing a formatting mark over a range
+ * that its shared document (identical on every peer) does not hold — a local edit that was never written. It was
+ * about one run in two in session 2; in session 4, 2 of 19 Froala runs before the binding's relative-position merge
+ * fix and 0 of 37 after it, TinyMCE 0 of 11. Until it is found this suite runs only in `npm run test:long` (WAVE_LONG=1) or with
+ * WAVE_RICHTEXT_FUZZ=1, so that a rare known failure does not block every landing; it must not be forgotten there.
  */
 const FUZZ_ENABLED = process.env.WAVE_LONG === '1' || process.env.WAVE_RICHTEXT_FUZZ === '1';
 if (!FUZZ_ENABLED) console.warn('\n*** richtext-fuzz: SKIPPED outside WAVE_LONG=1 (known divergence bug, see issue 3) ***\n');
@@ -247,10 +247,9 @@ for (const driver of RICH_TEXT_DRIVERS) {
         const counts = new Map<string, number>();
         for (const m of text.matchAll(new RegExp(WORD.source, 'g'))) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
         const gone = [...typed].filter((w) => !deleted.has(w) && !counts.has(w));
-        // A word deleted while it was being typed: the deleter saw (and removed) its first letters, and the rest
-        // arrived afterwards. The deleted text then holds a fragment that the word begins with.
-        // Precisely: a deletion logged after the author's previous operation and before the typing of the word ended
-        // removed a fragment (not a whole word) that the word begins with.
+        // A word deleted while it was being typed: the deleter saw (and removed) its first letters and the rest
+        // arrived afterwards. That is, a deletion logged after the author's previous operation and before the typing
+        // of the word ended removed a fragment (not a whole word) that the word begins with.
         const halfDeleted = gone.filter((w) => {
           const done = log.findIndex((l) => l.endsWith(` type ${w}`));
           if (done < 0) return false;
@@ -266,7 +265,8 @@ for (const driver of RICH_TEXT_DRIVERS) {
         const missing = gone.filter((w) => !halfDeleted.includes(w));
         const doubled = [...typed].filter((w) => (counts.get(w) ?? 0) > 1);
         // The binding's trace lines (every page) that name a missing word, kept for the report below.
-        const pageTraces = await Promise.all(peers.map((p) => p.page.evaluate(() => ((window as unknown as { __waveHtmlTrace?: string[] }).__waveHtmlTrace ?? []).slice())));
+        const pageTraces =
+          missing.length === 0 ? [] : await Promise.all(peers.map((p) => p.page.evaluate(() => ((window as unknown as { __waveHtmlTrace?: string[] }).__waveHtmlTrace ?? []).slice())));
         if (missing.length > 0) {
           mkdirSync(SHOTS_DIR, { recursive: true });
           pageTraces.forEach((lines, k) => writeFileSync(join(SHOTS_DIR, `trace-${label}-${names[k]}.txt`), `${lines.join('\n')}\n`));
@@ -282,10 +282,10 @@ for (const driver of RICH_TEXT_DRIVERS) {
       });
     });
 
-    // Known gap, kept visible: a word being typed can still be split (a character lands one place off) when a
-    // remote edit of the same paragraph arrives between its keystrokes. The document always converges (asserted
-    // above); this part reports the words that did not survive intact.
-    it('every word typed and not deleted survives intact, exactly once', { todo: 'caret drift under concurrent typing in one paragraph' }, () => {
+    // Known gap, kept visible: a word being typed can still be split (a few per 300 operations), next to whitespace
+    // the browser re-spells (nbsp ↔ space) while a peer inserts there. The document always converges (asserted
+    // above); this part reports the words that did not survive intact, with the binding's trace for each.
+    it('every word typed and not deleted survives intact, exactly once', { todo: 'a few words per 300 operations split next to whitespace the browser re-spells during concurrent typing' }, () => {
       const result = integrity.get(driver.name);
       assert.ok(result, 'the fuzz run above completed');
       // Each missing word with what is left of it: where its pieces are in the text, and the operations naming it.
