@@ -28,6 +28,26 @@ async function open(scene: Scene, name: string, driver: RichTextDriver, doc: str
   return scene.open(name, driver, text === undefined ? { doc } : { doc, text });
 }
 
+/**
+ * Ann and Bob on one fresh document (both hosts load `text`, if given), the test's seed printed and a PRNG made
+ * from it.
+ */
+async function withPair(
+  label: string,
+  driver: RichTextDriver,
+  text: string | undefined,
+  body: (ann: Peer, bob: Peer, seed: number, rand: () => number) => Promise<void>,
+): Promise<void> {
+  const seed = testSeed(label);
+  const rand = seededRandom(seed);
+  await withScene(browser, server, label, async (scene) => {
+    const doc = freshDocId(label);
+    const ann = await open(scene, 'Ann', driver, doc, text);
+    const bob = await open(scene, 'Bob', driver, doc, text);
+    await body(ann, bob, seed, rand);
+  });
+}
+
 /** Types `words` (each preceded or followed by a space) at the caret, with small random pauses. */
 async function typeWords(peer: Peer, words: readonly string[], rand: () => number, lead: boolean): Promise<void> {
   for (const w of words) await peer.driver.type(peer.page, lead ? ` ${w}` : `${w} `, { delay: 5 + Math.floor(rand() * 30) });
@@ -91,13 +111,7 @@ const HOSTILE = [
 for (const driver of RICH_TEXT_DRIVERS) {
   describe(`rich text over ${driver.name}`, () => {
     it('two users typing in the same and in different paragraphs converge on identical HTML, every word once', { timeout: TIMEOUT_MS }, async () => {
-      const label = `${driver.name}-rt-concurrent`;
-      const seed = testSeed(label);
-      const rand = seededRandom(seed);
-      await withScene(browser, server, label, async (scene) => {
-        const doc = freshDocId(label);
-        const ann = await open(scene, 'Ann', driver, doc);
-        const bob = await open(scene, 'Bob', driver, doc);
+      await withPair(`${driver.name}-rt-concurrent`, driver, undefined, async (ann, bob, seed, rand) => {
         await driver.focusEnd(ann.page);
         await driver.type(ann.page, 'MID');
         await ann.page.keyboard.press('Enter');
@@ -132,15 +146,9 @@ for (const driver of RICH_TEXT_DRIVERS) {
       // The CI failure of session 3 (presence over TinyMCE): Bob typed "Bob writes above⏎" at the start of a
       // paragraph while Cy typed "Cy too⏎" there; a paragraph was doubled and a newline lost. Each round here is the
       // same race: both split the same paragraph while the other's keystrokes arrive.
-      const label = `${driver.name}-rt-concurrent-enter`;
-      const seed = testSeed(label);
-      const rand = seededRandom(seed);
       const ROUNDS = Number(process.env.WAVE_ENTER_ROUNDS ?? 4);
-      await withScene(browser, server, label, async (scene) => {
-        const doc = freshDocId(label);
-        const base = 'target lorem ipsum dolor\nsecond paragraph';
-        const ann = await open(scene, 'Ann', driver, doc, base);
-        const bob = await open(scene, 'Bob', driver, doc, base);
+      const base = 'target lorem ipsum dolor\nsecond paragraph';
+      await withPair(`${driver.name}-rt-concurrent-enter`, driver, base, async (ann, bob, seed, rand) => {
         await convergedHtml([ann, bob], (h) => h.includes('second paragraph'));
         const typed: string[] = [];
         for (let round = 0; round < ROUNDS; round++) {
@@ -169,13 +177,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
     it('one user types in a list item while another adds items above it in the same list: both kept', { timeout: TIMEOUT_MS }, async () => {
       // A whole list is one top-level block: items added above move the typed item's index in the shared document
       // while its key presses are merged.
-      const label = `${driver.name}-rt-list-race`;
-      const seed = testSeed(label);
-      const rand = seededRandom(seed);
-      await withScene(browser, server, label, async (scene) => {
-        const doc = freshDocId(label);
-        const ann = await open(scene, 'Ann', driver, doc);
-        const bob = await open(scene, 'Bob', driver, doc);
+      await withPair(`${driver.name}-rt-list-race`, driver, undefined, async (ann, bob, seed, rand) => {
         await command(ann.page, 'setHtml', { html: '<ul><li>first</li><li>second</li><li>third</li></ul>' });
         await convergedHtml([ann, bob], (h) => h.includes('third'));
         const annWords = words('annL', 10, rand);

@@ -565,10 +565,11 @@ export class RichTextBinding implements EditorAdapter {
         } catch {
           continue; // a malformed cursor from a peer: it only loses its say in pairing
         }
-        const place = abs ? this.placeOfY(abs.type) : null;
-        const entry = place ? this.byY.get(place.top) : undefined;
-        const at = entry?.model ? plainOffset(entry.model, place!.path, abs!.index) : null;
-        if (!entry || at === null) continue;
+        const place = abs && this.placeOfY(abs.type);
+        const entry = place && this.byY.get(place.top);
+        if (!abs || !place || !entry?.model) continue;
+        const at = plainOffset(entry.model, place.path, abs.index);
+        if (at === null) continue;
         const list = out.get(entry.y) ?? [];
         list.push(at);
         out.set(entry.y, list);

@@ -216,15 +216,13 @@ function align(
 ): Step[] {
   const n = old.length;
   const m = next.length;
-  const heldCache = new Map<number, readonly number[]>();
   const cost = (i: number, j: number): number => {
     const o = old[i]!;
     const nn = next[j]!;
     if (!canUpdate(o, nn)) return Infinity;
     const kept = overlap(o.model, nn);
     let c = 1 - kept.similarity;
-    let carets = heldCache.get(i);
-    if (!carets) heldCache.set(i, (carets = held(i)));
+    const carets = held(i);
     // A caret is in the kept text when it is inside or at the edge of a non-empty kept prefix or suffix.
     const keeps = (at: number) =>
       kept.similarity === 1 || (kept.prefix > 0 && at <= kept.prefix) || (kept.suffix > 0 && at >= kept.oldLength - kept.suffix);
