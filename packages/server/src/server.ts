@@ -67,6 +67,11 @@ export interface ServerLimits {
   leasePollMs: number;
   /** Stored updates of a document after which it is compacted. */
   compactAfterUpdates: number;
+  /**
+   * Group-commit window in milliseconds: updates of every document arriving within it share one transaction (one
+   * fsync). It delays acks, never relays (rooms relay before committing). `CommitQueueOptions.windowMs`.
+   */
+  groupCommitMs: number;
   /** Upper bound of a graceful shutdown (RELIABILITY.md D4: sockets closed ≤ 5 s). */
   shutdownTimeoutMs: number;
   /**
@@ -95,6 +100,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   leaseTtlMs: 10_000,
   leasePollMs: 1_000,
   compactAfterUpdates: 500,
+  groupCommitMs: 5,
   shutdownTimeoutMs: 5_000,
   shutdownPublishMs: 1_000,
 };
@@ -173,6 +179,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 
   const queue = new CommitQueue(store, {
+    windowMs: limits.groupCommitMs,
     onError: (error, attempt) => log.error(`commit failed (attempt ${attempt}); updates kept in memory, retrying`, error),
   });
   const registry = new RoomRegistry(store, queue, {

@@ -43,6 +43,28 @@ describe('CommitQueue', () => {
     assert.equal(queue.pending, 0);
   });
 
+  it('with windowMs, entries of several event-loop turns share one commit, and a flush alone does not wait', async () => {
+    const store = new FakeStore();
+    const queue = new CommitQueue(store, { windowMs: 40 });
+    const started = performance.now();
+    const first = queue.enqueue([entry(1)]);
+    // Three later turns of the event loop, well inside the window.
+    for (let i = 2; i <= 4; i++) {
+      await new Promise((r) => setImmediate(r));
+      void queue.enqueue([entry(i)]);
+    }
+    assert.equal(store.attempts, 0, 'nothing is written before the window closes');
+    await first;
+    assert.ok(performance.now() - started >= 35, 'the first entry waited for the window');
+    assert.equal(store.calls.length, 1);
+    assert.deepEqual(store.calls[0]!.map((e) => e.update[0]), [1, 2, 3, 4]);
+    // An empty enqueue on an idle queue resolves on the next turn, not after a window.
+    const flushStarted = performance.now();
+    await queue.flush();
+    assert.ok(performance.now() - flushStarted < 35, 'flush of an idle queue waits for no window');
+    assert.equal(store.calls.length, 1);
+  });
+
   it('resolves an enqueue only after its batch is committed', async () => {
     const store = new FakeStore();
     let release!: () => void;

@@ -4,17 +4,45 @@
  * reset re-applies on top of a new session (PROTOCOL.md [P8], RELIABILITY.md D3). A second Y.Doc costs memory
  * and one more apply per update; it is the only way to tell our unacked edits apart once remote edits have
  * interleaved with them (garbage collection removes deleted text from the live doc).
+ *
+ * With `deferred`, confirmed updates are queued and applied to the copy off the critical path — in the browser's
+ * idle time, or at once when the copy is read — so that the first sync of a large document (one update of
+ * hundreds of KB, decoded in ~100 ms) renders in the editor without waiting for a second decode. Sessions with
+ * offline persistence do not defer: the stored confirmed copy must not lag behind what was acked.
  */
 import * as Y from 'yjs';
 
+/** How long the browser may postpone the deferred apply when it is never idle (ms, `requestIdleCallback`). */
+const IDLE_TIMEOUT_MS = 1_000;
+
+type IdleScheduler = (fn: () => void) => void;
+/** `requestIdleCallback` where the host has it (browsers; the core is typed without the DOM library). */
+type RequestIdle = (fn: () => void, options: { timeout: number }) => unknown;
+
+const requestIdle = (globalThis as { requestIdleCallback?: RequestIdle }).requestIdleCallback;
+const scheduleIdle: IdleScheduler = requestIdle
+  ? (fn) => void requestIdle.call(globalThis, fn, { timeout: IDLE_TIMEOUT_MS }) // unbound it throws "Illegal invocation"
+  : (fn) => void setTimeout(fn, 0);
+
 export class ConfirmedState {
-  /** The confirmed copy itself; only offline persistence touches it directly. */
-  readonly doc = new Y.Doc();
+  private readonly copy = new Y.Doc();
   /** Local updates not yet acked, with the local edit count each one brought the total to. */
   private unacked: Array<{ edit: number; update: Uint8Array }> = [];
+  /** Confirmed updates not yet applied to `copy` (deferred mode only), oldest first. */
+  private queued: Uint8Array[] = [];
+  private scheduled = false;
+  private destroyed = false;
+
+  constructor(private readonly deferred = false) {}
+
+  /** The confirmed copy itself, brought up to date; only offline persistence touches it directly. */
+  get doc(): Y.Doc {
+    this.applyQueued();
+    return this.copy;
+  }
 
   remote(update: Uint8Array): void {
-    Y.applyUpdate(this.doc, update);
+    this.confirm(update);
   }
 
   local(edit: number, update: Uint8Array): void {
@@ -24,7 +52,7 @@ export class ConfirmedState {
   /** Local edits up to and including number `upTo` are durably stored: they become confirmed. */
   acked(upTo: number): void {
     while (this.unacked.length > 0 && (this.unacked[0] as { edit: number }).edit <= upTo) {
-      Y.applyUpdate(this.doc, (this.unacked.shift() as { update: Uint8Array }).update);
+      this.confirm((this.unacked.shift() as { update: Uint8Array }).update);
     }
   }
 
@@ -33,7 +61,33 @@ export class ConfirmedState {
   }
 
   destroy(): void {
+    this.destroyed = true;
     this.unacked = [];
-    this.doc.destroy();
+    this.queued = [];
+    this.copy.destroy();
+  }
+
+  private confirm(update: Uint8Array): void {
+    if (!this.deferred) {
+      Y.applyUpdate(this.copy, update);
+      return;
+    }
+    this.queued.push(update);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    scheduleIdle(() => {
+      this.scheduled = false;
+      this.applyQueued();
+    });
+  }
+
+  private applyQueued(): void {
+    if (this.destroyed || this.queued.length === 0) return;
+    const queued = this.queued;
+    this.queued = [];
+    // Updates are applied in arrival order, as without deferral; Yjs would also accept them merged or reordered.
+    Y.transact(this.copy, () => {
+      for (const update of queued) Y.applyUpdate(this.copy, update);
+    });
   }
 }

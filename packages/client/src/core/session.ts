@@ -159,7 +159,7 @@ export class Session {
   private keptContent = false;
   /** At the last reset the editor was bound, i.e. it shows the unsynced edits itself. */
   private editorShowsEdits = false;
-  private confirmed = new ConfirmedState();
+  private confirmed: ConfirmedState;
   /** Unsynced edits captured at a session reset, waiting to be re-applied on the new session's content (P8). */
   private reapply: Patches | null = null;
   private readonly backoff: Backoff;
@@ -186,6 +186,7 @@ export class Session {
 
   constructor(private readonly opts: SessionOptions) {
     this.token = opts.token;
+    this.confirmed = this.newConfirmedState();
     this.backoff = new Backoff(undefined, undefined, opts.random);
     this.attachDoc();
   }
@@ -375,6 +376,11 @@ export class Session {
       this.reconnectTimer = null;
       this.connect();
     }, delay);
+  }
+
+  /** Deferred unless offline persistence stores the confirmed copy (confirmed.ts). */
+  private newConfirmedState(): ConfirmedState {
+    return new ConfirmedState(!this.opts.persistence);
   }
 
   private checkHeartbeat(): void {
@@ -604,7 +610,7 @@ export class Session {
     this.doc = new Y.Doc();
     this.awareness = new Awareness(this.doc);
     this.tracker = new AckTracker();
-    this.confirmed = new ConfirmedState();
+    this.confirmed = this.newConfirmedState();
     this.attachDoc();
     void this.opts.persistence?.reset(this.doc, this.confirmed.doc, epoch);
   }

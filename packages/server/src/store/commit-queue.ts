@@ -1,7 +1,8 @@
 /**
  * Group commit for document updates (P9). Rooms enqueue the updates they applied; the queue writes everything
- * enqueued during one turn of the event loop with a single `appendUpdates` call (one transaction, one fsync), and
- * resolves each `enqueue` once the batch holding its entries is committed — that is when acks may go out.
+ * enqueued during one turn of the event loop — or, with `windowMs`, during that many milliseconds after the first
+ * entry of a batch — with a single `appendUpdates` call (one transaction, one fsync), and resolves each `enqueue`
+ * once the batch holding its entries is committed — that is when acks may go out.
  *
  * Batches commit strictly one after another in enqueue order, so a resolved `enqueue` also means every earlier
  * one is committed. A failing store never loses entries: the batch stays in memory and is retried with capped
@@ -18,6 +19,13 @@ export interface CommitQueueOptions {
    */
   maxBatchEntries?: number;
   maxBatchBytes?: number;
+  /**
+   * Milliseconds a batch stays open after its first entry (0: until the end of the event-loop turn). Rooms relay
+   * updates before they are committed, so the window delays only acks, by at most this long; in exchange many
+   * documents' updates share one fsync. At 2,000 updates/s spread over 1,000 documents, 0 means a transaction per
+   * update (each a blocking fsync on the event loop with better-sqlite3) and 5 ms about 200 transactions per second.
+   */
+  windowMs?: number;
   /** First retry delay after a failed commit; doubles per attempt up to `retryMaxMs`. */
   retryMinMs?: number;
   /** Cap of the retry delay: a store that comes back is used within this long. */
@@ -29,6 +37,7 @@ export interface CommitQueueOptions {
 const DEFAULTS = {
   maxBatchEntries: 500,
   maxBatchBytes: 4 * 1024 * 1024,
+  windowMs: 0,
   retryMinMs: 50,
   retryMaxMs: 5_000,
 } as const;
@@ -42,6 +51,7 @@ interface Batch {
 export class CommitQueue {
   private readonly maxEntries: number;
   private readonly maxBytes: number;
+  private readonly windowMs: number;
   private readonly retryMinMs: number;
   private readonly retryMaxMs: number;
   private readonly onError: (error: unknown, attempt: number) => void;
@@ -56,6 +66,7 @@ export class CommitQueue {
   constructor(private readonly store: Pick<Store, 'appendUpdates'>, options: CommitQueueOptions = {}) {
     this.maxEntries = options.maxBatchEntries ?? DEFAULTS.maxBatchEntries;
     this.maxBytes = options.maxBatchBytes ?? DEFAULTS.maxBatchBytes;
+    this.windowMs = options.windowMs ?? DEFAULTS.windowMs;
     this.retryMinMs = options.retryMinMs ?? DEFAULTS.retryMinMs;
     this.retryMaxMs = options.retryMaxMs ?? DEFAULTS.retryMaxMs;
     this.onError = options.onError ?? (() => {});
@@ -100,12 +111,15 @@ export class CommitQueue {
   private scheduleFlush(): void {
     if (this.flushScheduled || (this.open.entries.length === 0 && this.open.waiters.length === 0)) return;
     this.flushScheduled = true;
-    // setImmediate runs after the I/O callbacks of this turn: every message that arrived together joins one batch.
-    setImmediate(() => {
+    const flush = (): void => {
       this.flushScheduled = false;
       if (this.open.entries.length > 0 || this.open.waiters.length > 0) this.seal();
       void this.drain();
-    });
+    };
+    // setImmediate runs after the I/O callbacks of this turn: every message that arrived together joins one batch.
+    // A batch holding only waiters (flush) has nothing to wait for.
+    if (this.windowMs > 0 && this.open.entries.length > 0) setTimeout(flush, this.windowMs);
+    else setImmediate(flush);
   }
 
   private seal(): void {
