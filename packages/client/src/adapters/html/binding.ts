@@ -113,12 +113,6 @@ export class RichTextBinding implements EditorAdapter {
   /** Top-level nodes edited locally since the editor last went quiet, and the timer of that moment. */
   private readonly settling = new Set<Node>();
   private settleTimer: ReturnType<typeof setTimeout> | null = null;
-  /**
-   * `host.contentUpdated()` (toolbar state, placeholder) runs in a task of its own after Wave changed the DOM:
-   * TinyMCE's `nodeChanged()` costs several milliseconds per call, and a peer's keystroke should be on screen
-   * without waiting for it (bench: keystroke → remote render). Several changes in a row refresh once.
-   */
-  private uiTimer: ReturnType<typeof setTimeout> | null = null;
   /** The content key each top-level DOM node was re-checked for once the editor went quiet. */
   private settled = new WeakMap<Node, string>();
   /** The content key each top-level DOM node was last found (or made) canonical for. */
@@ -247,8 +241,6 @@ export class RichTextBinding implements EditorAdapter {
       if (this.keyTimer !== null) clearTimeout(this.keyTimer);
       if (this.settleTimer !== null) clearTimeout(this.settleTimer);
       this.settleTimer = null;
-      if (this.uiTimer !== null) clearTimeout(this.uiTimer);
-      this.uiTimer = null;
       this.settling.clear();
       unlisten();
     });
@@ -440,7 +432,7 @@ export class RichTextBinding implements EditorAdapter {
     this.index();
     if (saved) this.restoreSelection(saved);
     this.dropOwnRecords('show-doc');
-    this.refreshEditorUi();
+    this.host.contentUpdated();
   }
 
   private scheduleSettle(): void {
@@ -767,20 +759,12 @@ export class RichTextBinding implements EditorAdapter {
     this.saved = null;
     if (saved) this.restoreSelection(saved);
     this.dropOwnRecords('remote');
-    this.refreshEditorUi();
+    this.host.contentUpdated();
     if (pendingLocal) {
       this.deferred.clear();
       this.flush();
     }
   };
-
-  private refreshEditorUi(): void {
-    if (this.uiTimer !== null) return;
-    this.uiTimer = setTimeout(() => {
-      this.uiTimer = null;
-      this.host.contentUpdated();
-    }, 0);
-  }
 
   /** Discards the MutationObserver records of the binding's own DOM patches (traced, to catch any that were not). */
   private dropOwnRecords(where: string): void {
@@ -962,7 +946,7 @@ export class RichTextBinding implements EditorAdapter {
       if (point && sel) sel.setBaseAndExtent(point.node, point.offset, point.node, point.offset);
     } else if (saved) this.restoreSelection(saved);
     this.dropOwnRecords('key-end');
-    this.refreshEditorUi();
+    this.host.contentUpdated();
   }
 
   /**
