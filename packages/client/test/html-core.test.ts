@@ -165,6 +165,23 @@ describe('Yjs mapping and diff', () => {
     assert.equal(show(a), '<p>A</p><p>body </p><p>tail</p>');
   });
 
+  it("a write that re-spells the spaces around a collaborator's word keeps the word's characters (fuzz, session 6)", () => {
+    // Seen in the Froala fuzz: Cid typed a space at the start of a link whose text Ann was typing ("\u00a0ann\u00a0 cid7q");
+    // Chrome re-spelled the spaces on both sides of "ann", and a single-splice write deleted and re-typed "ann" as
+    // Cid's. Ann's next keys ("15q") followed her own (deleted) characters: "15q  ann" — her word was split.
+    const a = new Y.Doc();
+    const c = new Y.Doc();
+    load(a, normalizeDocument([h('p', {}, t('\u00a0\u00a0cid7q'))]));
+    sync(a, c);
+    write(a, normalizeDocument([h('p', {}, t('\u00a0ann\u00a0 cid7q'))]));
+    sync(a, c);
+    write(c, normalizeDocument([h('p', {}, t('\u00a0 ann \u00a0cid7q'))]));
+    write(a, normalizeDocument([h('p', {}, t('\u00a0ann15q\u00a0 cid7q'))]));
+    sync(a, c);
+    assert.equal(show(a), show(c));
+    assert.match(show(a).replace(/&nbsp;/g, ' '), / ann15q /);
+  });
+
   it('writes only the changed characters', () => {
     const doc = new Y.Doc();
     load(doc, normalizeDocument([h('p', {}, t('one')), h('p', {}, t('two'))]));

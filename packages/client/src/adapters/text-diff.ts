@@ -1,7 +1,9 @@
 /**
- * Plain-string helpers for the textarea adapter: a single-splice diff that places an ambiguous change at the
- * caret, and index mapping through a Yjs text delta.
+ * Plain-string diffs for the adapters: a single splice that places an ambiguous change at the caret (textarea, a
+ * key press in rich text), minimal splices that keep every unchanged character (rich-text writes), and index
+ * mapping through a Yjs text delta.
  */
+import DiffMatchPatch from 'diff-match-patch';
 
 export interface Splice {
   index: number;
@@ -14,6 +16,11 @@ export interface Splice {
  * several places (typing "a" into "aa"), it is placed where the caret (`cursor`, an index in `after`) says.
  */
 export function diffAtCursor(before: string, after: string, cursor: number): Splice {
+  return spliceAtCursor(before, after, cursor) ?? outerSplice(before, after);
+}
+
+/** The insertion or deletion that ends (insertion) or starts (deletion) at `cursor` in `after`, if that is the change. */
+function spliceAtCursor(before: string, after: string, cursor: number): Splice | null {
   const grow = after.length - before.length;
   if (grow > 0 && cursor >= grow && cursor <= after.length) {
     const at = cursor - grow;
@@ -25,6 +32,11 @@ export function diffAtCursor(before: string, after: string, cursor: number): Spl
       return { index: cursor, remove: -grow, insert: '' };
     }
   }
+  return null;
+}
+
+/** From the first to the last changed character, as one splice. */
+function outerSplice(before: string, after: string): Splice {
   let start = 0;
   const max = Math.min(before.length, after.length);
   while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;
@@ -34,6 +46,66 @@ export function diffAtCursor(before: string, after: string, cursor: number): Spl
   if (start > 0 && isHighSurrogate(before.charCodeAt(start - 1))) start--;
   if (end > 0 && isLowSurrogate(before.charCodeAt(before.length - end))) end--;
   return { index: start, remove: before.length - start - end, insert: after.slice(start, after.length - end) };
+}
+
+const dmp = new DiffMatchPatch();
+// A diff that runs out of time is coarser (larger splices), never wrong; a keystroke must not wait a second.
+dmp.Diff_Timeout = 0.05;
+
+/**
+ * The splices turning `before` into `after`, ascending and non-overlapping, with `index` in `before`: every
+ * character the two share in order stays out of them (diff-match-patch's character diff, without semantic
+ * cleanup), so that text written from an editor never deletes and re-inserts characters it did not change — in a
+ * shared document those may be a collaborator's word still being typed. A change at the caret (`cursor`, an index
+ * in `after`; -1 for none) that is one insertion or deletion is placed there. Surrogate pairs are never split.
+ */
+export function minimalSplices(before: string, after: string, cursor = -1): Splice[] {
+  if (before === after) return [];
+  const atCursor = spliceAtCursor(before, after, cursor);
+  if (atCursor) return widenToCodePoints(before, [atCursor]);
+  const out: Splice[] = [];
+  let index = 0;
+  for (const [op, text] of dmp.diff_main(before, after, false)) {
+    if (op === DiffMatchPatch.DIFF_EQUAL) {
+      index += text.length;
+      continue;
+    }
+    let last = out[out.length - 1];
+    if (!last || last.index + last.remove < index) out.push((last = { index, remove: 0, insert: '' }));
+    if (op === DiffMatchPatch.DIFF_DELETE) {
+      last.remove += text.length;
+      index += text.length;
+    } else last.insert += text;
+  }
+  return widenToCodePoints(before, out);
+}
+
+/**
+ * Grows splices whose edge falls inside a surrogate pair by that unchanged unit (a text holds whole pairs, so a high
+ * surrogate right before a splice or a low one right after it belongs to a character the splice cuts), joining
+ * splices that then touch.
+ */
+function widenToCodePoints(before: string, splices: readonly Splice[]): Splice[] {
+  const out: Splice[] = [];
+  for (const s of splices) {
+    let { index, remove, insert } = s;
+    if (index > 0 && isHighSurrogate(before.charCodeAt(index - 1))) {
+      index--;
+      remove++;
+      insert = before[index]! + insert;
+    }
+    const end = index + remove;
+    if (end < before.length && isLowSurrogate(before.charCodeAt(end))) {
+      remove++;
+      insert += before[end]!;
+    }
+    const prev = out[out.length - 1];
+    if (prev && prev.index + prev.remove === index) {
+      prev.remove += remove;
+      prev.insert += insert;
+    } else out.push({ index, remove, insert });
+  }
+  return out;
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -4,7 +4,7 @@
  * `Y.XmlText` insert/delete/format. DOM-free.
  */
 import * as Y from 'yjs';
-import { diffAtCursor } from '../text-diff.js';
+import { minimalSplices } from '../text-diff.js';
 import { contentOf, sanitizeEmbed, type Attrs, type Content } from './schema.js';
 import { attrsKey, embedName, marksKey, plainText, toHtml, type Embed, type Marks, type MElement, type MNode, type MText, type TextOp } from './model.js';
 import { cleanMarks, normalize, type RawNode } from './normalize.js';
@@ -349,38 +349,41 @@ function cleanOps(delta: readonly TextOp[]): TextOp[] {
 }
 
 /**
- * Writes the difference between `ytext` and `next` as one delete + insert (placed at `caret`, an offset in `next`,
- * when ambiguous) and format calls where only formatting changed.
+ * Writes the difference between `ytext` and `next` as minimal deletes and inserts (every character both share in
+ * order is kept, so a collaborator's concurrent insertion next to a changed space stays where it was typed; an
+ * ambiguous insertion is placed at `caret`, an offset in `next`) and format calls where only formatting changed.
  */
 export function syncText(ytext: Y.XmlText, next: MText, caret = -1): void {
   const before = flatten(cleanOps(ytext.toDelta() as TextOp[]));
   const after = flatten(next.ops);
-  let { index, remove, insert } = diffAtCursor(before.str, after.str, caret);
-  let insertLen = insert.length;
-  // Embeds that look alike (U+FFFC) but differ must fall inside the changed span.
-  for (let k = 0; k < index; k++) {
-    if (before.str[k] === '\ufffc' && before.embeds.get(k) !== after.embeds.get(k)) {
-      remove += index - k;
-      insertLen += index - k;
-      index = k;
-      break;
-    }
+  // Applied left to right: the text before offset `at` in `next` is already written, so `at` is also Y's index.
+  let from = 0;
+  let at = 0;
+  for (const splice of minimalSplices(before.str, after.str, caret)) {
+    at = syncKept(ytext, before, after, next.ops, from, at, splice.index - from);
+    if (splice.remove > 0) ytext.delete(at, splice.remove);
+    if (splice.insert.length > 0) insertSlice(ytext, at, next.ops, at, at + splice.insert.length);
+    from = splice.index + splice.remove;
+    at += splice.insert.length;
   }
-  const tail = before.str.length - index - remove;
-  for (let k = 0; k < tail; k++) {
-    const ob = index + remove + k;
-    const nb = index + insertLen + k;
-    if (before.str[ob] === '\ufffc' && before.embeds.get(ob) !== after.embeds.get(nb)) {
-      remove += tail - k;
-      insertLen += tail - k;
-      break;
-    }
+  syncKept(ytext, before, after, next.ops, from, at, before.str.length - from);
+}
+
+/**
+ * A run both texts share (`length` units from `from` in the old text, `at` in the new one): formatting changes are
+ * written, and an embed that looks alike (U+FFFC) but differs is replaced. Returns the offset after the run.
+ */
+function syncKept(ytext: Y.XmlText, before: Flat, after: Flat, ops: readonly TextOp[], from: number, at: number, length: number): number {
+  let done = 0;
+  for (let k = 0; k < length; k++) {
+    if (before.str[from + k] !== '\ufffc' || before.embeds.get(from + k) === after.embeds.get(at + k)) continue;
+    formatRange(ytext, before, after, from + done, at + done, k - done);
+    ytext.delete(at + k, 1);
+    insertSlice(ytext, at + k, ops, at + k, at + k + 1);
+    done = k + 1;
   }
-  if (remove > 0) ytext.delete(index, remove);
-  if (insertLen > 0) insertSlice(ytext, index, next.ops, index, index + insertLen);
-  // Formatting changes in the unchanged parts.
-  formatRange(ytext, before, after, 0, 0, index);
-  formatRange(ytext, before, after, index + remove, index + insertLen, before.str.length - index - remove);
+  formatRange(ytext, before, after, from + done, at + done, length - done);
+  return at + length;
 }
 
 function insertSlice(ytext: Y.XmlText, at: number, ops: readonly TextOp[], from: number, to: number): void {
