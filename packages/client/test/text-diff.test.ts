@@ -56,6 +56,9 @@ test('minimalSplices keeps every character the two texts share: re-spelled space
   // "ann" (indices 1-3) is in no splice.
   for (const s of splices) assert.ok(s.index + s.remove <= 1 || s.index >= 4, `"ann" untouched: ${JSON.stringify(splices)}`);
   assert.deepEqual(minimalSplices('same', 'same'), []);
+  // A paste removed the words before "ann41q": its characters stay one run, not "ann4" of "ann48q" plus "1q".
+  const pasted = minimalSplices('\u00a0ann48q ann19q\u00a0cid24q\u00a0 ann41q cid25q', '\u00a0ann41q cid25q');
+  assert.deepEqual(pasted, [{ index: 1, remove: 22, insert: '' }]);
 });
 
 test('minimalSplices places an ambiguous insertion or deletion at the caret', () => {

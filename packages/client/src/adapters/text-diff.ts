@@ -53,19 +53,24 @@ const dmp = new DiffMatchPatch();
 dmp.Diff_Timeout = 0.05;
 
 /**
- * The splices turning `before` into `after`, ascending and non-overlapping, with `index` in `before`: every
- * character the two share in order stays out of them (diff-match-patch's character diff, without semantic
- * cleanup), so that text written from an editor never deletes and re-inserts characters it did not change — in a
- * shared document those may be a collaborator's word still being typed. A change at the caret (`cursor`, an index
+ * The splices turning `before` into `after`, ascending and non-overlapping, with `index` in `before`: the runs the
+ * two share stay out of them (diff-match-patch's character diff with its semantic cleanup), so that text written
+ * from an editor does not delete and re-insert characters it did not change — in a shared document those may be a
+ * collaborator's word still being typed. A change at the caret (`cursor`, an index
  * in `after`; -1 for none) that is one insertion or deletion is placed there. Surrogate pairs are never split.
  */
 export function minimalSplices(before: string, after: string, cursor = -1): Splice[] {
   if (before === after) return [];
   const atCursor = spliceAtCursor(before, after, cursor);
   if (atCursor) return widenToCodePoints(before, [atCursor]);
+  const diffs = dmp.diff_main(before, after, false);
+  // Semantic cleanup drops short coincidental matches between larger changes ("ann4" of "ann48q" kept as the start
+  // of "ann41q" when a paste removes what lies between them: a concurrent insertion there would land inside the
+  // word). A word between two one-character changes, such as re-spelled spaces, is longer than both and stays.
+  dmp.diff_cleanupSemantic(diffs);
   const out: Splice[] = [];
   let index = 0;
-  for (const [op, text] of dmp.diff_main(before, after, false)) {
+  for (const [op, text] of diffs) {
     if (op === DiffMatchPatch.DIFF_EQUAL) {
       index += text.length;
       continue;
