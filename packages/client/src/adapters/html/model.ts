@@ -102,28 +102,69 @@ export interface VElement {
 }
 export type VNode = VElement | string;
 
-export function renderNodes(nodes: readonly MNode[], dialect: Dialect): VNode[] {
+/** `pre`: inside a `<pre>`, where spaces show as they are. */
+export function renderNodes(nodes: readonly MNode[], dialect: Dialect, pre = false): VNode[] {
   const out: VNode[] = [];
   for (const node of nodes) {
-    if (node.kind === 'text') out.push(...renderText(node, dialect));
-    else out.push(renderElement(node, dialect));
+    if (node.kind === 'text') out.push(...renderText(node, dialect, pre));
+    else out.push(renderElement(node, dialect, pre));
   }
   return out;
 }
 
-export function renderElement(el: MElement, dialect: Dialect): VElement {
-  return { tag: el.name, attrs: el.attrs, children: renderNodes(el.children, dialect) };
+export function renderElement(el: MElement, dialect: Dialect, pre = false): VElement {
+  return { tag: el.name, attrs: el.attrs, children: renderNodes(el.children, dialect, pre || el.name === 'pre') };
+}
+
+/**
+ * The spaces of a line as a browser's contenteditable spells them, so that each shows: a space at the start or
+ * end of the line (a text's ends, or next to a `<br>`) or right after a shown space is a no-break space (U+00A0),
+ * the others plain spaces. This is Chromium's whitespace rebalancing (editing_utilities.cc,
+ * `StringWithRebalancedWhitespace`), so a typed line usually already has this spelling. The document holds plain
+ * spaces only (the normaliser reads U+00A0 as a space).
+ */
+export function spellSpaces(ops: readonly TextOp[]): readonly TextOp[] {
+  if (!ops.some((op) => typeof op.insert === 'string' && op.insert.includes(' '))) return ops;
+  // One unit per UTF-16 unit of the text: '\n' for a line break, U+FFFC for another embed.
+  const units: string[] = [];
+  for (const op of ops) {
+    if (typeof op.insert !== 'string') units.push(embedName(op.insert) === 'br' ? '\n' : '\ufffc');
+    else for (let k = 0; k < op.insert.length; k++) units.push(op.insert[k]!);
+  }
+  let afterSpace = false;
+  for (let i = 0; i < units.length; i++) {
+    if (units[i] !== ' ') {
+      afterSpace = false;
+      continue;
+    }
+    const lineStart = i === 0 || units[i - 1] === '\n';
+    const lineEnd = i === units.length - 1 || units[i + 1] === '\n';
+    if (afterSpace || lineStart || lineEnd) {
+      units[i] = '\u00a0';
+      afterSpace = false;
+    } else afterSpace = true;
+  }
+  let pos = 0;
+  return ops.map((op) => {
+    if (typeof op.insert !== 'string') {
+      pos++;
+      return op;
+    }
+    const spelled = units.slice(pos, pos + op.insert.length).join('');
+    pos += op.insert.length;
+    return spelled === op.insert ? op : { ...op, insert: spelled };
+  });
 }
 
 /**
  * Inline content with marks nested in MARK_ORDER, sharing open elements between neighbouring ops, plus the
  * placeholder `<br>` a browser needs to give an empty or `<br>`-terminated line its height.
  */
-export function renderText(text: MText, dialect: Dialect): VNode[] {
+export function renderText(text: MText, dialect: Dialect, pre = false): VNode[] {
   const out: VNode[] = [];
   const stack: Array<{ key: string; el: VElement }> = [];
   let endsWithBr = text.ops.length === 0;
-  for (const op of text.ops) {
+  for (const op of pre ? text.ops : spellSpaces(text.ops)) {
     const wanted = MARK_ORDER.filter((m) => op.attributes && Object.hasOwn(op.attributes, m)).map((m) => {
       const attrs = op.attributes![m] ?? {};
       return { name: m, attrs, key: `${m}${attrsKey(attrs)}` };

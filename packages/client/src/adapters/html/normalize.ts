@@ -216,9 +216,13 @@ function hasBlockDescendant(el: RawElement): boolean {
   return el.children.some((c) => c.t === 'el' && !DROPPED.has(c.name) && (isBlockish(c.name) || hasBlockDescendant(c)));
 }
 
-/** Strips zero-width characters; outside `<pre>`, line breaks and tabs are spaces (as a browser shows them). */
+/**
+ * Strips zero-width characters; outside `<pre>`, line breaks and tabs are spaces (as a browser shows them), and so
+ * are no-break spaces: how a space is spelled is the renderer's business (`spellSpaces` in model.ts), not content,
+ * so a browser re-spelling the spaces around the caret (U+00A0 ↔ U+0020) changes nothing in the document.
+ */
 function cleanText(text: string, pre: boolean): { text: string; map: number[] | null } {
-  if (!/[\u200b\ufeff\t\n\r]/.test(text)) return { text, map: null };
+  if (!/[\u200b\ufeff\t\n\r\u00a0]/.test(text)) return { text, map: null };
   let out = '';
   const map: number[] = [];
   let dropped = false;
@@ -228,7 +232,7 @@ function cleanText(text: string, pre: boolean): { text: string; map: number[] | 
       dropped = true;
       continue;
     }
-    out += !pre && (c === '\n' || c === '\r' || c === '\t') ? ' ' : c;
+    out += !pre && (c === '\n' || c === '\r' || c === '\t' || c === '\u00a0') ? ' ' : c;
     map.push(i);
   }
   return { text: out, map: dropped ? map : null };
@@ -280,7 +284,8 @@ function walk(nodes: readonly RawNode[], b: Builder, marks: Marks): void {
 function text(node: RawText, b: Builder, marks: Marks): void {
   const { text, map } = cleanText(node.text, b.pre);
   if (text === '') return;
-  const blank = /^[ \t\n\r]*$/.test(text);
+  // A no-break space is content even where plain whitespace is source formatting.
+  const blank = /^[ \t\n\r]*$/.test(text) && !node.text.includes('\u00a0');
   if (blank && b.content !== 'inline' && b.content !== 'flow') {
     // Whitespace between blocks or rows is source formatting; at the top level it may sit between inline nodes.
     if (!(b.content === 'root' && b.open?.implicit && b.open.el.name === 'p')) return;
