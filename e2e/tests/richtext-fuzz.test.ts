@@ -157,6 +157,9 @@ for (const driver of RICH_TEXT_DRIVERS) {
         await convergedHtml(peers, (h) => h.includes('seed2w3'));
 
         const log: string[] = [];
+        // When each word was typed and each deletion made (ms, Node's clock, from before the call to after it).
+        const typing = new Map<string, { author: string; start: number; end: number }>();
+        const deletions: Array<{ start: number; end: number; removed: string }> = [];
         const started = Date.now();
         await Promise.all(
           peers.map(async (peer, p) => {
@@ -174,10 +177,14 @@ for (const driver of RICH_TEXT_DRIVERS) {
               if (kind < 0.5) {
                 await call(`caretAtBoundary(${r[0]}, ${r[1]});`);
                 const w = word();
+                const start = Date.now();
                 await driver.type(peer.page, ` ${w} `, { delay: 2 });
+                typing.set(w, { author: peer.name, start, end: Date.now() });
                 log.push(`${peer.name} type ${w}`);
               } else if (kind < 0.65) {
+                const start = Date.now();
                 const gone = await call(`return deleteWords(${r[0]}, ${r[1]}, ${r[2]});`);
+                deletions.push({ start, end: Date.now(), removed: String(gone) });
                 // Words by their shape: the browser may have glued two of them (see the count below).
                 for (const m of String(gone).matchAll(new RegExp(WORD.source, 'g'))) deleted.add(m[0]);
                 log.push(`${peer.name} delete ${JSON.stringify(gone)}`);
@@ -247,20 +254,18 @@ for (const driver of RICH_TEXT_DRIVERS) {
         const counts = new Map<string, number>();
         for (const m of text.matchAll(new RegExp(WORD.source, 'g'))) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
         const gone = [...typed].filter((w) => !deleted.has(w) && !counts.has(w));
-        // A word deleted while it was being typed: the deleter saw (and removed) its first letters and the rest
-        // arrived afterwards. That is, a deletion logged after the author's previous operation and before the typing
-        // of the word ended removed a fragment (not a whole word) that the word begins with.
+        // A word deleted while it was being typed: a deletion made after its typing began removed a piece of it that
+        // is not a whole word (the deleter saw, and removed, its first letters; the rest arrived afterwards). The
+        // deleter may see the piece up to a network delay after the typing ended.
         const halfDeleted = gone.filter((w) => {
-          const done = log.findIndex((l) => l.endsWith(` type ${w}`));
-          if (done < 0) return false;
-          const author = log[done]!.split(' ')[0]!;
-          let from = done - 1;
-          while (from >= 0 && !log[from]!.startsWith(`${author} `)) from--;
-          return log.slice(from + 1, done).some((l) => {
-            const m = /^\S+ delete (".*")$/.exec(l);
-            const removed = m ? (JSON.parse(m[1]!) as string) : '';
-            return removed.split(/\s+/).flatMap((t) => t.split(WORD)).some((f) => f !== '' && w.startsWith(f));
-          });
+          const typed = typing.get(w);
+          if (!typed) return false;
+          return deletions.some(
+            (d) =>
+              d.end >= typed.start &&
+              d.start <= typed.end + 2_000 &&
+              d.removed.split(/\s+/).flatMap((t) => t.split(WORD)).some((f) => f !== '' && f !== w && w.startsWith(f)),
+          );
         });
         const missing = gone.filter((w) => !halfDeleted.includes(w));
         const doubled = [...typed].filter((w) => (counts.get(w) ?? 0) > 1);

@@ -115,8 +115,13 @@ export class RichTextBinding implements EditorAdapter {
   private settleTimer: ReturnType<typeof setTimeout> | null = null;
   /** The content key each top-level DOM node was re-checked for once the editor went quiet. */
   private settled = new WeakMap<Node, string>();
-  /** The content key each top-level DOM node was last found (or made) canonical for. */
+  /** The content key each top-level DOM node was last found (or made) canonical for, while it has not changed since. */
   private checked = new WeakMap<Node, string>();
+  /**
+   * Per top-level DOM node, the spellings of one content (its key) that were already re-rendered once: an editor
+   * that puts the same spelling back is then left alone, so the two can never loop.
+   */
+  private respelled = new WeakMap<Node, { key: string; seen: Set<string> }>();
   /** Blocks read from a top-level DOM node that has not changed since. */
   private cache = new WeakMap<Node, MElement[]>();
   /** Top-level nodes changed since the last flush (the root itself when its child list changed). */
@@ -282,6 +287,7 @@ export class RichTextBinding implements EditorAdapter {
     this.localPending = false;
     this.cache = new WeakMap();
     this.checked = new WeakMap();
+    this.respelled = new WeakMap();
     this.settled = new WeakMap();
   }
 
@@ -307,6 +313,8 @@ export class RichTextBinding implements EditorAdapter {
       if (top) {
         this.dirty.add(top);
         this.cache.delete(top);
+        // Changed by the editor: its spelling is checked again, even when its content turns out the same.
+        this.checked.delete(top);
       }
     }
   }
@@ -491,9 +499,10 @@ export class RichTextBinding implements EditorAdapter {
 
   /**
    * Re-renders blocks whose DOM is not the canonical spelling of their content, so that every peer shows the same
-   * HTML and nothing the sanitiser dropped (an event handler, an iframe) stays even in the local editor. Each DOM
-   * block is checked once per content: an editor that puts its own spelling back is left alone until the content
-   * changes, so the two can never loop.
+   * HTML and nothing the sanitiser dropped (an event handler, an iframe) stays even in the local editor. A DOM block
+   * is checked when its content or its DOM changed (an editor may re-spell spaces without changing content), and
+   * each spelling of one content is re-rendered once: an editor that puts the same spelling back is left alone
+   * until the content changes, so the two can never loop.
    */
   private canonicalize(units: ReadonlyArray<{ nodes: Node[]; blocks: MElement[] }>): void {
     const d = this.dialect;
@@ -521,7 +530,12 @@ export class RichTextBinding implements EditorAdapter {
       if (this.checked.get(dom) === entry.key) return;
       this.checked.set(dom, entry.key);
       const fresh = renderDom(entry.blocks, doc, d);
-      if (fresh.length === 1 && domHtml(dom, d) === domHtml(fresh[0]!, d)) return;
+      const spelled = domHtml(dom, d);
+      if (fresh.length === 1 && spelled === domHtml(fresh[0]!, d)) return;
+      let tried = this.respelled.get(dom);
+      if (tried?.key !== entry.key) this.respelled.set(dom, (tried = { key: entry.key, seen: new Set() }));
+      if (tried.seen.has(spelled)) return;
+      tried.seen.add(spelled);
       save();
       trace('canonical', () => `${tid(entry.y)}: dom ${domHtml(dom, d)} -> ${entry.key}`);
       this.patchNodes(entry, fresh);
