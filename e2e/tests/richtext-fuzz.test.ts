@@ -1,7 +1,7 @@
 // Randomized convergence for the rich-text editors (A = Froala, D = TinyMCE through its plugin): three browser
 // contexts edit one document at the same time — typing at random places, deleting ranges, formatting, pasting up
 // to 1 KB of HTML — and must end with identical HTML that holds every word typed and not deleted, exactly once.
-// The seed is printed; replay with WAVE_E2E_SEED. WAVE_LONG=1 runs 300 operations per context.
+// The seed is printed; replay with WAVE_E2E_SEED (WAVE_FUZZ_OPS changes the 300 operations per context).
 //
 // Ranges are deleted inside one paragraph: a range across paragraphs merges them, and an insertion made at the
 // same time into the paragraph that disappears is lost (the document is a tree of blocks, as in y-prosemirror).
@@ -18,10 +18,9 @@ import { freshDocId, seededRandom, testSeed } from '../lib/util.ts';
 import { serverAndBrowser } from '../lib/suite.ts';
 import '../lib/page-globals.ts';
 
-const LONG = process.env.WAVE_LONG === '1';
-/** Operations per context: 300 with WAVE_LONG=1; in CI fewer, so that one editor's run stays near 90 s. */
-const OPS = Number(process.env.WAVE_FUZZ_OPS ?? (LONG ? 300 : 100));
-const TIMEOUT_MS = LONG ? 900_000 : 300_000;
+/** Operations per context (one editor's run takes about 80 s on a two-core machine). */
+const OPS = Number(process.env.WAVE_FUZZ_OPS ?? 300);
+const TIMEOUT_MS = 900_000;
 
 let server: WaveServer;
 let browser: Browser;
@@ -124,18 +123,21 @@ function randomHtml(rand: () => number, word: () => string): string {
 }
 
 /**
- * Known open bug (issue 3): rarely, a Froala run ends with one editor's DOM showing a formatting mark over a range
- * that its shared document (identical on every peer) does not hold — a local edit that was never written. It was
- * about one run in two in session 2; in session 4, 2 of 19 Froala runs before the binding's relative-position merge
- * fix and 0 of 37 after it, TinyMCE 0 of 11. Until it is found this suite runs only in `npm run test:long` (WAVE_LONG=1) or with
- * WAVE_RICHTEXT_FUZZ=1, so that a rare known failure does not block every landing; it must not be forgotten there.
+ * Gated: runs under `npm run test:long` (WAVE_LONG=1) or WAVE_RICHTEXT_FUZZ=1, not in every CI run. Session 6 campaign
+ * (300 operations per context): every run converged (Froala 3 of 3, TinyMCE 3 of 3; earlier sessions saw a rare
+ * Froala divergence); Froala lost no word in 3 runs, TinyMCE still split 2-10 words per run (open, issue 3).
  */
 const FUZZ_ENABLED = process.env.WAVE_LONG === '1' || process.env.WAVE_RICHTEXT_FUZZ === '1';
-if (!FUZZ_ENABLED) console.warn('\n*** richtext-fuzz: SKIPPED outside WAVE_LONG=1 (known divergence bug, see issue 3) ***\n');
+if (!FUZZ_ENABLED) console.warn('\n*** richtext-fuzz: SKIPPED outside WAVE_LONG=1 / WAVE_RICHTEXT_FUZZ=1 (see issue 3) ***\n');
+
+/** Word integrity not yet reached (issue 3): reported as a todo with the words and the binding's trace. */
+const WORDS_OPEN: Record<string, string> = {
+  tinymce: 'TinyMCE still splits a few words per 300 operations (2-10 in session 6); Froala none in 3 runs',
+};
 
 for (const driver of RICH_TEXT_DRIVERS) {
   describe(`randomized convergence over ${driver.name}`, () => {
-    it(`3 contexts × ${OPS} random operations end with identical HTML`, { timeout: TIMEOUT_MS, skip: FUZZ_ENABLED ? false : 'known divergence bug (issue 3): runs under WAVE_LONG=1' }, async () => {
+    it(`3 contexts × ${OPS} random operations end with identical HTML`, { timeout: TIMEOUT_MS, skip: FUZZ_ENABLED ? false : 'gated: WAVE_LONG=1 or WAVE_RICHTEXT_FUZZ=1 (issue 3)' }, async () => {
       const label = `${driver.name}-fuzz`;
       const seed = testSeed(label);
       await withScene(browser, server, label, async (scene) => {
@@ -287,10 +289,11 @@ for (const driver of RICH_TEXT_DRIVERS) {
       });
     });
 
-    // Known gap, kept visible: a word being typed can still be split (a few per 300 operations), next to whitespace
-    // the browser re-spells (nbsp ↔ space) while a peer inserts there. The document always converges (asserted
-    // above); this part reports the words that did not survive intact, with the binding's trace for each.
-    it('every word typed and not deleted survives intact, exactly once', { todo: 'a few words per 300 operations split next to whitespace the browser re-spells during concurrent typing' }, () => {
+    // Words split or lost here had two causes, fixed in session 6: a write from the DOM deleted and re-typed every
+    // character between its first and last change (a browser re-spelling the spaces on both sides of a word a peer
+    // was typing made that word ours, and the peer's next keys went elsewhere), and such re-spellings (U+00A0 ↔
+    // space) were edits at all. The document now holds plain spaces and writes keep every unchanged character.
+    it('every word typed and not deleted survives intact, exactly once', { skip: FUZZ_ENABLED ? false : 'gated with the run above', todo: WORDS_OPEN[driver.name] ?? false }, () => {
       const result = integrity.get(driver.name);
       assert.ok(result, 'the fuzz run above completed');
       // Each missing word with what is left of it: where its pieces are in the text, and the operations naming it.
