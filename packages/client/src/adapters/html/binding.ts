@@ -537,7 +537,7 @@ export class RichTextBinding implements EditorAdapter {
       if (tried.seen.has(spelled)) return;
       tried.seen.add(spelled);
       save();
-      trace('canonical', () => `${tid(entry.y)}: dom ${domHtml(dom, d)} -> ${entry.key}`);
+      trace('canonical', () => `${tid(entry.y)}: dom ${spelled} -> ${entry.key}`);
       this.patchNodes(entry, fresh);
       for (const n of entry.doms) this.checked.set(n, entry.key);
     });
