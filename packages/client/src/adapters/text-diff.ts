@@ -56,8 +56,8 @@ dmp.Diff_Timeout = 0.05;
  * The splices turning `before` into `after`, ascending and non-overlapping, with `index` in `before`: the runs the
  * two share stay out of them (diff-match-patch's character diff with its semantic cleanup), so that text written
  * from an editor does not delete and re-insert characters it did not change — in a shared document those may be a
- * collaborator's word still being typed. A change at the caret (`cursor`, an index
- * in `after`; -1 for none) that is one insertion or deletion is placed there. Surrogate pairs are never split.
+ * collaborator's word still being typed. A change at the caret (`cursor`, an index in `after`; -1 for none) that
+ * is one insertion or deletion is placed there. Surrogate pairs are never split.
  */
 export function minimalSplices(before: string, after: string, cursor = -1): Splice[] {
   if (before === after) return [];
