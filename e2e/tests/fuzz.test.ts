@@ -23,9 +23,11 @@
 // One exception, Yjs's own: its undo puts deleted text back next to the deleted text's *current* left neighbour
 // (yjs src/structs/Item.js, `redoItem`), so a peer's undo restoring text exactly where someone is typing a word puts
 // that text inside the word (all its letters are kept). Such a word counts as "split by a peer's undo/redo", printed
-// apart, when the final text holds its letters around text some undo/redo put back, or when text some undo/redo put
-// back arrived at its author's caret, right after a letter, while the word was being typed. Anything else missing
-// fails, with each page's Y-level removals, reconnects and its author's key/delta/selection trace in the message.
+// apart, when the final text holds its letters around text some undo/redo put back (all of the gap, or a word-sized
+// piece of it put back while the word was typed: a peer's typing may arrive in the same update), or when text some
+// undo/redo put back arrived at its author's caret, right after a letter, while the word was being typed. Anything
+// else missing fails, with each page's Y-level removals, reconnects and its author's key/delta/selection trace and
+// where the word's first letters are in the final text.
 //
 // Bisecting a failure: WAVE_FUZZ_ONLY=delete,paste,format,undo limits the operations (the others become typing);
 // WAVE_FUZZ_CHECK_SYNC=1 checks before every operation that each editor shows exactly its session's Y.Text.
@@ -485,17 +487,31 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
     const restores = (await Promise.all(peers.map((p) => p.page.evaluate(() => (window as any).__fuzz.restored as Array<{ text: string; at: number }>)))).flat();
     const restored = restores.map((r) => r.text).join('\u0000');
     const fromRestore = (gap: string) => gap.length > 0 && (restored.includes(gap) || gap.split(/\s+/).filter(Boolean).every((t) => restored.includes(t)));
-    const splitByRestore = (word: string) => {
+    // Text put back while the word was typed may reach the gap together with other text (a peer's typing arriving in
+    // the same update, or typed there since): the gap then holds a whole word-sized piece of that restored text.
+    const holdsRestoreOf = (w: { from: number; to: number }) => (gap: string) =>
+      restores.some(
+        (r) =>
+          r.at >= w.from - RESTORE_SLACK_MS &&
+          r.at <= w.to + PARTIAL_WORD_SLACK_MS &&
+          r.text.split(/(?=[A-Z])|[^A-Za-z]+/).some((piece) => piece.length >= ID_LENGTH && gap.includes(piece)),
+      );
+    /** True when the final text holds the word's letters, in order, around a gap that `fromGap` accepts. */
+    const splitAround = (word: string, fromGap: (gap: string) => boolean) => {
       for (let k = 1; k < word.length; k++) {
         const head = word.slice(0, k);
         const tail = word.slice(k);
         for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, at + 1)) {
           for (let end = text.indexOf(tail, at + k + 1); end !== -1 && end - at < 5_000; end = text.indexOf(tail, end + 1)) {
-            if (fromRestore(text.slice(at + k, end))) return true;
+            if (fromGap(text.slice(at + k, end))) return true;
           }
         }
       }
       return false;
+    };
+    const splitByRestore = (word: string) => {
+      const w = typed.find((x) => x.word === word)!;
+      return splitAround(word, fromRestore) || splitAround(word, holdsRestoreOf(w));
     };
     // A word typed key by key that was not whole in its author's editor right after, while a peer's undo or redo put
     // text back, was split that way; what is left of it may have been removed since, as pieces no longer its own.
@@ -503,7 +519,7 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
     const splitWhileTyped = (word: string) => {
       const w = typed.find((x) => x.word === word)!;
       const author = 'ABC'.indexOf(word[0]!);
-      return atCarets[author]!.some((r) => r.at >= w.from && r.at <= w.to + RESTORE_SLACK_MS && restored.includes(r.text));
+      return atCarets[author]!.some((r) => r.at >= w.from && r.at <= w.to + RESTORE_SLACK_MS && (restored.includes(r.text) || holdsRestoreOf(w)(r.text)));
     };
     const absent = kept.filter((w) => occurrences.get(w.word) === 0).map((w) => w.word);
     const split = absent.filter((w) => splitByRestore(w) || splitWhileTyped(w));
@@ -540,7 +556,11 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
         rm.tokens.some((t) => pieces(t).some((f) => f.includes(word.slice(0, 4)) || (word.startsWith(f) && rm.at >= w.from - 1000 && rm.at <= w.to + 5000)));
       const times = seen.filter(related).map((r) => r.at);
       const around = [...removals, ...seen].filter((r) => times.some((t) => Math.abs(r.at - t) < 400)).sort((a, b) => a.at - b.at);
-      return `${word}: ${JSON.stringify(typed.find((w) => w.word === word))}; related removals: ${JSON.stringify(removals.filter(related))}; ` +
+      // Where its first letters are in the final text (what is left of it, and what it was run into).
+      const id = word.slice(0, ID_LENGTH);
+      const where = [...text.matchAll(new RegExp(id, 'g'))].map((m) => JSON.stringify(text.slice(Math.max(0, m.index! - 60), m.index! + 60)));
+      return `${word}: ${JSON.stringify(typed.find((w) => w.word === word))}; in the final text: ${where.join(' | ') || 'none of it'}; ` +
+        `related removals: ${JSON.stringify(removals.filter(related))}; ` +
         `remote removals seen: ${JSON.stringify(seen.filter(related))}; everything recorded around those: ${JSON.stringify(around)}`;
     };
     const traces = missing.length === 0 ? [] : await Promise.all(peers.map((p) => p.page.evaluate(() => (window as any).__fuzz.trace as Array<{ at: number }>)));
