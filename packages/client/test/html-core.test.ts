@@ -152,7 +152,7 @@ describe('Yjs mapping and diff', () => {
       load(doc, normalizeDocument([h('p', {}, t('anntarget text'))]));
       const frag = doc.getXmlFragment(HTML_TYPE);
       const before = frag.get(0);
-      doc.transact(() => syncChildren(frag, 'root', split, { heldAt: () => held }));
+      doc.transact(() => syncChildren(frag, 'root', split, { heldIn: () => held }));
       assert.equal(show(doc), '<p>ann</p><p>target text</p>');
       const index = frag.toArray().indexOf(before);
       assert.equal(index === 0 ? 'ann' : index === 1 ? 'target text' : 'moved', kept, `caret at ${JSON.stringify(held)}`);
@@ -167,13 +167,39 @@ describe('Yjs mapping and diff', () => {
     load(a, normalizeDocument([h('p', {}, t('body tail'))]));
     sync(a, b);
     const write2 = (doc: Y.Doc, blocks: MElement[], held: number[]) =>
-      doc.transact(() => syncChildren(doc.getXmlFragment(HTML_TYPE), 'root', blocks, { heldAt: () => held }));
+      doc.transact(() => syncChildren(doc.getXmlFragment(HTML_TYPE), 'root', blocks, { heldIn: () => held }));
     write(a, normalizeDocument([h('p', {}, t('Abody tail'))]));
     write2(a, normalizeDocument([h('p', {}, t('A')), h('p', {}, t('body tail'))]), [6]);
     write2(b, normalizeDocument([h('p', {}, t('body ')), h('p', {}, t('tail'))]), [0]);
     sync(a, b);
     assert.equal(show(a), show(b));
     assert.equal(show(a), '<p>A</p><p>body&nbsp;</p><p>tail</p>');
+  });
+
+  it("a deletion that merges two texts keeps the one a collaborator is typing in (fuzz, session 7)", () => {
+    // Seen in the TinyMCE fuzz: a list item held "  bob14q cid2cid20q ", a nested list, and "2q cid21qcid14q ". Ann
+    // deleted from "cid2" to "2q " (the nested list with it); the merged text was written into the second text node,
+    // the more similar one, and the first was deleted, with the word Bob was typing in it at that moment.
+    const item = (...children: RawNode[]) => normalizeDocument([h('ul', {}, h('li', {}, ...children))]);
+    const before = item(t('ab cdef '), h('ul', {}, h('li', {}, t('x'))), t('gh ijklmn'));
+    const merged = item(t('ab ijklmn'));
+    for (const caretInFirst of [true, false]) {
+      const ann = new Y.Doc();
+      const bob = new Y.Doc();
+      load(ann, before);
+      sync(ann, bob);
+      const li = (doc: Y.Doc) => (doc.getXmlFragment(HTML_TYPE).get(0) as Y.XmlElement).get(0) as Y.XmlElement;
+      const first = li(ann).get(0);
+      // Bob types at the start of the first text, and Ann's binding sees his caret there (or nowhere).
+      write(bob, item(t('Bob ab cdef '), h('ul', {}, h('li', {}, t('x'))), t('gh ijklmn')));
+      const held = (y: unknown) => (caretInFirst && y === first ? [0] : []);
+      ann.transact(() => syncChildren(ann.getXmlFragment(HTML_TYPE), 'root', merged, { heldIn: held }));
+      sync(ann, bob);
+      assert.equal(show(ann), show(bob));
+      if (caretInFirst) assert.equal(show(ann), '<ul><li>Bob ab ijklmn</li></ul>');
+      // Without the caret the more similar second text is kept (the case the caret changes): Bob's word is lost.
+      else assert.equal(show(ann), '<ul><li>ab ijklmn</li></ul>');
+    }
   });
 
   it("a write that re-spells the spaces around a collaborator's word keeps the word's characters (fuzz, session 6)", () => {

@@ -391,7 +391,7 @@ export class RichTextBinding implements EditorAdapter {
             const it = items[j]!;
             return e.doms.length === 1 && it.unit.nodes.length === 1 && e.doms[0] === it.unit.nodes[0];
           },
-          heldAt: (i) => (held ??= this.collaboratorCarets()).get(entries[i]!.y) ?? [],
+          heldIn: (y) => (held ??= this.collaboratorCarets()).get(y) ?? [],
         },
         entries.map((e) => ({ y: e.y, key: e.key, model: e.model })),
       );
@@ -559,8 +559,9 @@ export class RichTextBinding implements EditorAdapter {
   }
 
   /**
-   * Collaborators' carets (anchor and head of each remote awareness `cursor`) per top-level Y node, as offsets in
-   * the `plainText` of the block the binding last knew for it (`Entry.model`). Positions that do not resolve yet
+   * Collaborators' carets (anchor and head of each remote awareness `cursor`) per Y node holding them — the
+   * top-level block and each element and text on the way down — as offsets in the `plainText` of that node's part
+   * of the block the binding last knew (`Entry.model`). Positions that do not resolve yet
    * (an awareness update ahead of its document update) are left out.
    */
   private collaboratorCarets(): Map<YNode, number[]> {
@@ -582,11 +583,20 @@ export class RichTextBinding implements EditorAdapter {
         const place = abs && this.placeOfY(abs.type);
         const entry = place && this.byY.get(place.top);
         if (!abs || !place || !entry?.model) continue;
-        const at = plainOffset(entry.model, place.path, abs.index);
-        if (at === null) continue;
-        const list = out.get(entry.y) ?? [];
-        list.push(at);
-        out.set(entry.y, list);
+        // The block, and each Y node on the way down to the text the caret is in (their models match by index).
+        let model: MNode | undefined = entry.model;
+        let y: YNode | undefined = entry.y;
+        for (let depth = 0; model && y; depth++) {
+          const at = plainOffset(model, place.path.slice(depth), abs.index);
+          if (at === null) break;
+          const list = out.get(y) ?? [];
+          list.push(at);
+          out.set(y, list);
+          const i = place.path[depth];
+          if (i === undefined || model.kind !== 'el' || !(y instanceof Y.XmlElement)) break;
+          model = model.children[i];
+          y = y.get(i) as YNode | undefined;
+        }
       }
     }
     return out;

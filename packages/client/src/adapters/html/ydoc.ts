@@ -101,11 +101,14 @@ export interface SyncOptions {
   /** Tie-breaker between equally similar pairings: the old and the new child are the same block (the same DOM element). */
   sameHint?: (oldIndex: number, newIndex: number) => boolean;
   /**
-   * Where collaborators' carets are in an old child: offsets in its `plainText`. When an edit splits that child
-   * (Enter), its Y node stays with the part holding those carets and the other part moves into a new node, so text a
-   * collaborator is typing is never copied away (and two concurrent splits never copy the same text twice).
+   * Where collaborators' carets are in an existing Y node, at any depth: offsets in its `plainText`. When an edit
+   * splits that node (Enter), it stays with the part holding those carets and the other part moves into a new node,
+   * so text a collaborator is typing is never copied away (and two concurrent splits never copy the same text twice).
+   * When an edit merges it with a neighbour (a deletion across an inline element or a block boundary), the node with
+   * carets is the one kept: a collaborator's keys concurrent with the merge land in it, and in a deleted node they
+   * would be lost.
    */
-  heldAt?: (oldIndex: number) => readonly number[];
+  heldIn?: (y: YNode) => readonly number[];
 }
 
 /** Largest changed middle aligned exactly; beyond it blocks are paired by position (a paste of a long document). */
@@ -138,7 +141,7 @@ export function syncChildren(
     oldMid,
     newMid,
     (i, j) => options.sameHint?.(start + i, start + j) ?? false,
-    (i) => options.heldAt?.(start + i) ?? [],
+    (i) => options.heldIn?.(oldMid[i]!.y) ?? [],
   );
   let pos = start;
   for (const step of plan) {
@@ -194,8 +197,8 @@ function updateNode(y: YNode, old: OldChild, model: MNode, options: SyncOptions)
     oldModel && oldModel.kind === 'el' && oldModel.children.length === el.length
       ? el.toArray().map((child, i) => ({ y: child as YNode, key: keyOf(oldModel.children[i]!), model: oldModel.children[i]! }))
       : undefined;
-  // The pairing hint speaks of this level's indices only.
-  syncChildren(el, content, model.children, { caret: options.caret ?? null }, described);
+  // The pairing hint speaks of this level's indices only; carets are found by Y node at every level.
+  syncChildren(el, content, model.children, { caret: options.caret ?? null, heldIn: options.heldIn }, described);
 }
 
 type Step = { op: 'delete'; i: number } | { op: 'insert'; j: number } | { op: 'update'; i: number; j: number };
@@ -206,7 +209,9 @@ const SAME_BONUS = 1e-3;
 /**
  * Pairs changed old and new children: same-kind neighbours are updated in place (keeping concurrent edits), the rest
  * replaced. An update costs 1 - similarity, plus 1 when the old child holds collaborators' carets and none of them
- * falls in the text it keeps (at most 2, what a delete and an insert cost, so an update still wins a tie).
+ * falls in the text it keeps (at most 2, what a delete and an insert cost, so an update still wins a tie). Deleting
+ * a child that holds collaborators' carets costs 2: of two old children merged into one new one, the one a
+ * collaborator is typing in is kept.
  */
 function align(
   old: readonly OldChild[],
@@ -240,13 +245,15 @@ function align(
     }
     return steps;
   }
-  // d[i][j]: cheapest way to turn old[i..] into next[j..]; delete or insert costs 1, an update 1 - similarity.
+  const deleteCosts = old.map((_, i) => (held(i).length > 0 ? 2 : 1));
+  const deleteCost = (i: number): number => deleteCosts[i]!;
+  // d[i][j]: cheapest way to turn old[i..] into next[j..]; an insert costs 1, a delete `deleteCost`, an update `cost`.
   const d: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n; i >= 0; i--) {
     for (let j = m; j >= 0; j--) {
       if (i === n) d[i]![j] = m - j;
-      else if (j === m) d[i]![j] = n - i;
-      else d[i]![j] = Math.min(1 + d[i + 1]![j]!, 1 + d[i]![j + 1]!, cost(i, j) + d[i + 1]![j + 1]!);
+      else if (j === m) d[i]![j] = deleteCost(i) + d[i + 1]![j]!;
+      else d[i]![j] = Math.min(deleteCost(i) + d[i + 1]![j]!, 1 + d[i]![j + 1]!, cost(i, j) + d[i + 1]![j + 1]!);
     }
   }
   const steps: Step[] = [];
