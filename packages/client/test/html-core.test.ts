@@ -29,6 +29,9 @@ describe('sanitiser', () => {
     assert.equal(sanitizeStyle('p', 'text-align: center; color: red; background: url(javascript:x)'), 'text-align: center;');
     assert.equal(sanitizeStyle('img', 'width: expression(alert(1)); height: 20px'), 'height: 20px;');
     assert.equal(sanitizeStyle('span', 'width: 10px'), null);
+    // TinyMCE's bulletless item around a nested list is content every peer shows.
+    assert.equal(sanitizeStyle('li', 'list-style-type: none; color: red'), 'list-style-type: none;');
+    assert.equal(sanitizeStyle('li', 'list-style-type: url(x.png)'), null);
   });
 
   it('drops active content and event handlers, keeps text', () => {

@@ -599,6 +599,7 @@ export class RichTextBinding implements EditorAdapter {
         }
       }
     }
+    trace('held', () => [...out].filter(([y]) => this.byY.has(y)).map(([y, at]) => `${tid(y)}@${at.join(',')}`).join(' ') || 'no carets');
     return out;
   }
 

@@ -112,7 +112,10 @@ const BLOCK_STYLES = ['text-align', 'margin-left', 'padding-left'];
 /** Style properties kept per element; values must match STYLE_VALUES (no url(), no expression(), no colours). */
 const STYLES: Readonly<Record<string, readonly string[]>> = {
   p: BLOCK_STYLES, h1: BLOCK_STYLES, h2: BLOCK_STYLES, h3: BLOCK_STYLES, h4: BLOCK_STYLES, h5: BLOCK_STYLES,
-  h6: BLOCK_STYLES, pre: BLOCK_STYLES, blockquote: BLOCK_STYLES, li: ['text-align'],
+  h6: BLOCK_STYLES, pre: BLOCK_STYLES, blockquote: BLOCK_STYLES,
+  // TinyMCE hides the bullet of an item that holds only a nested list (`list-style-type: none`): content, so that
+  // every peer shows it (dropped, it stayed in one editor only; fuzz, session 7).
+  li: ['text-align', 'list-style-type'],
   ul: ['list-style-type', 'margin-left', 'padding-left'], ol: ['list-style-type', 'margin-left', 'padding-left'],
   table: ['width', 'height', 'border-collapse', 'margin-left'],
   td: ['width', 'height', 'text-align', 'vertical-align'], th: ['width', 'height', 'text-align', 'vertical-align'],
