@@ -1,13 +1,13 @@
 /**
  * Diagnostics of the rich-text binding, for tests only: when the page defines `globalThis.__waveHtmlTrace` as an
  * array, the binding appends a line per write, remote patch, re-render, deferral, caret restore and dropped
- * MutationObserver batch, naming blocks by a small id per Y node. The newest 12,000 lines (≤ 1,500 characters
+ * MutationObserver batch, naming blocks by a small id per Y node. The newest 12,000 lines (≤ 6,000 characters
  * each) are kept. Without that array nothing is computed.
  */
 import { isText } from './dom.js';
 
 const LINES = 12_000;
-const LINE_CHARS = 1_500;
+const LINE_CHARS = 6_000;
 
 /** Whether the page asked for the trace. */
 export function traceOn(): boolean {
