@@ -101,13 +101,21 @@ export const selectWord = (page: Page, word: string, nth = 0) => rt(page, `selec
 export const caretAt = (page: Page, word: string, after: boolean) => rt(page, `caret(${JSON.stringify(word)}, ${after});`);
 export const command = (page: Page, action: string, arg?: unknown) => rt(page, `run(${JSON.stringify(action)}, ${JSON.stringify(arg ?? null)});`);
 
-/** Waits until every peer's editor serialises to the same HTML (and `accept` holds for it); returns that HTML. */
-export async function convergedHtml(peers: readonly Peer[], accept: (html: string) => boolean = () => true, timeoutMs = 15_000): Promise<string> {
+/**
+ * Waits until every peer's editor serialises to the same HTML, compared through `same` (e.g. to ignore how spaces
+ * are spelled), and `accept` holds for it; returns the first peer's HTML.
+ */
+export async function convergedHtml(
+  peers: readonly Peer[],
+  accept: (html: string) => boolean = () => true,
+  timeoutMs = 15_000,
+  same: (html: string) => string = (html) => html,
+): Promise<string> {
   let htmls: string[] = [];
   await waitUntil(
     async () => {
       htmls = await Promise.all(peers.map((p) => (p.driver as RichTextDriver).html(p.page)));
-      return htmls.every((h) => h === htmls[0]) && accept(htmls[0]!);
+      return htmls.every((h) => same(h) === same(htmls[0]!)) && accept(htmls[0]!);
     },
     { timeoutMs, message: () => `identical HTML in every editor; now ${JSON.stringify(Object.fromEntries(peers.map((p, i) => [p.name, htmls[i]])))}` },
   );

@@ -119,7 +119,8 @@ export class RichTextBinding implements EditorAdapter {
   private checked = new WeakMap<Node, string>();
   /**
    * Per top-level DOM node, the spellings of one content (its key) that were already re-rendered once: an editor
-   * that puts the same spelling back is then left alone, so the two can never loop.
+   * that puts the same spelling back is then left alone, so the two can never loop. Forgotten once the node is
+   * found canonical again (the editor let the re-render stand).
    */
   private respelled = new WeakMap<Node, { key: string; seen: Set<string> }>();
   /** Blocks read from a top-level DOM node that has not changed since. */
@@ -531,7 +532,11 @@ export class RichTextBinding implements EditorAdapter {
       this.checked.set(dom, entry.key);
       const fresh = renderDom(entry.blocks, doc, d);
       const spelled = domHtml(dom, d);
-      if (fresh.length === 1 && spelled === domHtml(fresh[0]!, d)) return;
+      if (fresh.length === 1 && spelled === domHtml(fresh[0]!, d)) {
+        // Canonical again: a later re-spelling of this content (the editor's, around a later edit) is put right once more.
+        this.respelled.delete(dom);
+        return;
+      }
       let tried = this.respelled.get(dom);
       if (tried?.key !== entry.key) this.respelled.set(dom, (tried = { key: entry.key, seen: new Set() }));
       if (tried.seen.has(spelled)) return;
