@@ -533,7 +533,8 @@ export class RichTextBinding implements EditorAdapter {
       const fresh = renderDom(entry.blocks, doc, d);
       const spelled = domHtml(dom, d);
       if (fresh.length === 1 && spelled === domHtml(fresh[0]!, d)) {
-        // Canonical again: a later re-spelling of this content (the editor's, around a later edit) is put right once more.
+        // Canonical again: a later re-spelling of this content (the editor's, around a later edit) is put right
+        // once more.
         this.respelled.delete(dom);
         return;
       }
