@@ -494,7 +494,7 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
         (r) =>
           r.at >= w.from - RESTORE_SLACK_MS &&
           r.at <= w.to + PARTIAL_WORD_SLACK_MS &&
-          r.text.split(/(?=[A-Z])|[^A-Za-z]+/).some((piece) => piece.length >= ID_LENGTH && gap.includes(piece)),
+          pieces(r.text).some((piece) => piece.length >= ID_LENGTH && gap.includes(piece)),
       );
     /** True when the final text holds the word's letters, in order, around a gap that `fromGap` accepts. */
     const splitAround = (word: string, fromGap: (gap: string) => boolean) => {
