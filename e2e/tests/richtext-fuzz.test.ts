@@ -3,8 +3,9 @@
 // to 1 KB of HTML — and must end with identical HTML that holds every word typed and not deleted, exactly once.
 // The seed is printed; replay with WAVE_E2E_SEED (WAVE_FUZZ_OPS changes the 300 operations per context).
 //
-// Ranges are deleted inside one paragraph: a range across paragraphs merges them, and an insertion made at the
-// same time into the paragraph that disappears is lost (the document is a tree of blocks, as in y-prosemirror).
+// Ranges are deleted inside one paragraph (or a list item's own text, never into its nested list): a range across
+// paragraphs merges them, and an insertion made at the same time into the paragraph that disappears is lost (the
+// document is a tree of blocks, as in y-prosemirror).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -41,12 +42,29 @@ function contentTexts() {
   });
 }
 function pick(list, r) { return list[Math.min(list.length - 1, Math.floor(r * list.length))]; }
-/** The text of the block around a random text node, with a way back from an index to a DOM point. */
+var BLOCKS = 'p,li,td,th,h1,h2,h3,h4,h5,h6,pre,blockquote';
+function blockOf(n) { return n.parentElement.closest(BLOCKS) || root(); }
+/**
+ * The text of the block around a random text node, with a way back from an index to a DOM point. Only the block's
+ * own text: a list item's nested list or paragraph is another block (a range into it would merge blocks).
+ */
 function randomBlock(r) {
   var all = contentTexts();
   if (all.length === 0) return null;
-  var block = pick(all, r).parentElement.closest('p,li,td,th,h1,h2,h3,h4,h5,h6,pre,blockquote') || root();
-  var nodes = all.filter(function (n) { return block.contains(n); }), str = '', starts = [];
+  var picked = pick(all, r), block = blockOf(picked);
+  var own = all.filter(function (n) { return blockOf(n) === block; });
+  // The run of the block's text around the picked node that no nested list, table or block interrupts.
+  var groups = [[]], between = root().ownerDocument.createRange();
+  own.forEach(function (n, k) {
+    if (k > 0) {
+      between.setStartAfter(own[k - 1]);
+      between.setEndBefore(n);
+      if (between.cloneContents().querySelector(BLOCKS + ',ul,ol,table')) groups.push([]);
+    }
+    groups[groups.length - 1].push(n);
+  });
+  var nodes = groups.filter(function (g) { return g.indexOf(picked) >= 0; })[0];
+  var str = '', starts = [];
   nodes.forEach(function (n) { starts.push(str.length); str += n.data; });
   return {
     str: str,

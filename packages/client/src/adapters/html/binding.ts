@@ -90,6 +90,11 @@ const SETTLE_MS = 400;
 /** Longest a key press may hold the block under the caret if its keyup never arrives (auto-repeat re-arms it). */
 const KEY_HOLD_MS = 1_000;
 
+/** How long a peer's insertion counts as where that peer is typing (ms; a few keystrokes and a round trip). */
+const RECENT_TYPING_MS = 1_500;
+/** At most this many recent insertions are remembered (a paste of many runs counts once per run). */
+const RECENT_TYPING_MAX = 32;
+
 /** Origin of the one-time write-back of content the binding itself normalised (not an undoable user edit). */
 const NORMALIZE_ORIGIN = Symbol('wave-html-normalize');
 
@@ -123,6 +128,8 @@ export class RichTextBinding implements EditorAdapter {
    * found canonical again (the editor let the re-render stand).
    */
   private respelled = new WeakMap<Node, { key: string; seen: Set<string> }>();
+  /** Where peers inserted text in the last RECENT_TYPING_MS (see `noteRemoteTyping`). */
+  private recentTyping: Array<{ rel: Y.RelativePosition; at: number }> = [];
   /** Blocks read from a top-level DOM node that has not changed since. */
   private cache = new WeakMap<Node, MElement[]>();
   /** Top-level nodes changed since the last flush (the root itself when its child list changed). */
@@ -289,6 +296,7 @@ export class RichTextBinding implements EditorAdapter {
     this.cache = new WeakMap();
     this.checked = new WeakMap();
     this.respelled = new WeakMap();
+    this.recentTyping = [];
     this.settled = new WeakMap();
   }
 
@@ -565,44 +573,53 @@ export class RichTextBinding implements EditorAdapter {
   }
 
   /**
-   * Collaborators' carets (anchor and head of each remote awareness `cursor`) per Y node holding them — the
-   * top-level block and each element and text on the way down — as offsets in the `plainText` of that node's part
-   * of the block the binding last knew (`Entry.model`). Positions that do not resolve yet
-   * (an awareness update ahead of its document update) are left out.
+   * Collaborators' carets per Y node holding them — the top-level block and each element and text on the way down —
+   * as offsets in the `plainText` of that node's part of the block the binding last knew (`Entry.model`). A caret is
+   * the anchor or head of a remote awareness `cursor`, or the end of a peer's insertion in the last
+   * RECENT_TYPING_MS (`noteRemoteTyping`). Positions that do not resolve (yet) are left out.
    */
   private collaboratorCarets(): Map<YNode, number[]> {
     const out = new Map<YNode, number[]>();
     const doc = this.doc;
-    const awareness = this.awareness;
-    if (!doc || !awareness) return out;
-    for (const [client, state] of awareness.getStates()) {
+    if (!doc) return out;
+    const positions: Y.RelativePosition[] = [];
+    for (const [client, state] of this.awareness?.getStates() ?? []) {
       if (client === doc.clientID) continue;
       const cursor = (state as { cursor?: { anchor?: unknown; head?: unknown } }).cursor;
       for (const json of [cursor?.anchor, cursor?.head]) {
         if (!json || typeof json !== 'object') continue;
-        let abs: Y.AbsolutePosition | null = null;
         try {
-          abs = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(json), doc);
+          positions.push(Y.createRelativePositionFromJSON(json));
         } catch {
-          continue; // a malformed cursor from a peer: it only loses its say in pairing
+          // a malformed cursor from a peer: it only loses its say in pairing
         }
-        const place = abs && this.placeOfY(abs.type);
-        const entry = place && this.byY.get(place.top);
-        if (!abs || !place || !entry?.model) continue;
-        // The block, and each Y node on the way down to the text the caret is in (their models match by index).
-        let model: MNode | undefined = entry.model;
-        let y: YNode | undefined = entry.y;
-        for (let depth = 0; model && y; depth++) {
-          const at = plainOffset(model, place.path.slice(depth), abs.index);
-          if (at === null) break;
-          const list = out.get(y) ?? [];
-          list.push(at);
-          out.set(y, list);
-          const i = place.path[depth];
-          if (i === undefined || model.kind !== 'el' || !(y instanceof Y.XmlElement)) break;
-          model = model.children[i];
-          y = y.get(i) as YNode | undefined;
-        }
+      }
+    }
+    const now = Date.now();
+    for (const r of this.recentTyping) if (now - r.at < RECENT_TYPING_MS) positions.push(r.rel);
+    for (const rel of positions) {
+      let abs: Y.AbsolutePosition | null = null;
+      try {
+        abs = Y.createAbsolutePositionFromRelativePosition(rel, doc);
+      } catch {
+        continue;
+      }
+      const place = abs && this.placeOfY(abs.type);
+      const entry = place && this.byY.get(place.top);
+      if (!abs || !place || !entry?.model) continue;
+      // The block, and each Y node on the way down to the text the caret is in (their models match by index).
+      let model: MNode | undefined = entry.model;
+      let y: YNode | undefined = entry.y;
+      for (let depth = 0; model && y; depth++) {
+        const at = plainOffset(model, place.path.slice(depth), abs.index);
+        if (at === null) break;
+        const list = out.get(y) ?? [];
+        list.push(at);
+        out.set(y, list);
+        const i = place.path[depth];
+        if (i === undefined || model.kind !== 'el' || !(y instanceof Y.XmlElement)) break;
+        model = model.children[i];
+        y = y.get(i) as YNode | undefined;
       }
     }
     trace('held', () => [...out].filter(([y]) => this.byY.has(y)).map(([y, at]) => `${tid(y)}@${at.join(',')}`).join(' ') || 'no carets');
@@ -717,10 +734,38 @@ export class RichTextBinding implements EditorAdapter {
     return t as YNode | null;
   }
 
+  /**
+   * Remembers where peers just inserted text (after the last character of each inserted run): a peer typing there is
+   * about to type there again. Awareness carets arrive throttled and may be a keystroke or two behind; these arrive
+   * with the text itself. Reads the text's items with `YEvent.adds`, never `YTextEvent.delta`: that getter runs a
+   * transaction of its own (yjs src/types/YText.js), whose `beforeTransaction` would re-capture the local selection
+   * between the document update and its DOM patch.
+   */
+  private noteRemoteTyping(events: ReadonlyArray<Y.YEvent<Y.AbstractType<unknown>>>): void {
+    const now = Date.now();
+    this.recentTyping = this.recentTyping.filter((r) => now - r.at < RECENT_TYPING_MS);
+    for (const ev of events) {
+      if (!(ev.target instanceof Y.XmlText)) continue;
+      let index = 0;
+      let run = false; // inside a run of live characters this event added
+      for (let item = (ev.target as unknown as { _start: Y.Item | null })._start; item; item = item.right) {
+        if (item.deleted || !item.countable) continue;
+        const added = ev.adds(item);
+        if (run && !added) this.recentTyping.push({ rel: Y.createRelativePositionFromTypeIndex(ev.target, index, -1), at: now });
+        run = added;
+        index += item.length;
+      }
+      if (run) this.recentTyping.push({ rel: Y.createRelativePositionFromTypeIndex(ev.target, index, -1), at: now });
+    }
+    if (this.recentTyping.length > RECENT_TYPING_MAX) this.recentTyping.splice(0, this.recentTyping.length - RECENT_TYPING_MAX);
+  }
+
   private readonly onBeforeTransaction = (tr: Y.Transaction): void => {
     if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN || !this.frag) return;
     if (this.observer) this.collect(this.observer.takeRecords());
-    if (this.dirty.size > 0 && !this.composing) this.localPending = true;
+    // Assigned, not only set: a transaction that changes no block (an empty sync step) never reaches `onDeep`,
+    // and a stale flag would later make a key press's block lose the remote edit it defers (see `onDeep`).
+    this.localPending = this.dirty.size > 0 && !this.composing;
     // During a key press or composition the caret's block is neither patched nor in step with the document:
     // its selection is left exactly as the browser has it.
     this.saved = this.composing ? null : this.captureSelection();
@@ -731,6 +776,7 @@ export class RichTextBinding implements EditorAdapter {
     const frag = this.frag!;
     let structural = false;
     const changed = new Set<YNode>();
+    if (!tr.local) this.noteRemoteTyping(events);
     for (const ev of events) {
       if (ev.target === frag) structural = true;
       else {
@@ -751,11 +797,12 @@ export class RichTextBinding implements EditorAdapter {
         next.push(old);
         continue;
       }
-      if (old && (this.isComposingIn(old) || (pendingLocal && old.doms.some((n) => this.dirty.has(n))))) {
+      const composingHere = old !== undefined && this.isComposingIn(old);
+      if (old && (composingHere || (pendingLocal && old.doms.some((n) => this.dirty.has(n))))) {
         // Not now: the composition (or an unwritten local edit) owns this block; it is reconciled afterwards.
         this.deferred.add(y);
         this.staleY.add(y);
-        trace('defer', () => `${tid(y)} (${this.composing ? 'key/composition' : 'unwritten local edit'})`);
+        trace('defer', () => `${tid(y)} (${composingHere ? 'key/composition' : 'unwritten local edit'})`);
         next.push(old);
         continue;
       }
@@ -791,7 +838,8 @@ export class RichTextBinding implements EditorAdapter {
     if (saved) this.restoreSelection(saved);
     this.dropOwnRecords('remote');
     this.host.contentUpdated();
-    if (pendingLocal) {
+    // During a key press or composition nothing is written: its deferred blocks are merged when it ends.
+    if (pendingLocal && !this.composing) {
       this.deferred.clear();
       this.flush();
     }
@@ -940,7 +988,10 @@ export class RichTextBinding implements EditorAdapter {
     this.deferred.clear();
     for (const y of deferred) {
       const entry = this.byY.get(y);
-      if (!entry || entry.doms.length !== 1) continue;
+      if (!entry || entry.doms.length !== 1) {
+        trace('key-end', () => `${tid(y)} ${entry ? `shown by ${entry.doms.length} DOM nodes` : 'gone'}: not merged`);
+        continue;
+      }
       const now = readNodes(entry.doms, this.root, this.dialect);
       const untouched = now.length === 1 && keyOf(now[0]!) === entry.key;
       trace('key-end', () => `${tid(y)} ${untouched ? 'untouched' : `now ${now.map((b) => keyOf(b)).join('')}`}`);
