@@ -39,6 +39,7 @@ import { codemirrorContract, quillContract, textareaContract, type ContractDrive
 import type { WaveServer } from '../lib/server.ts';
 import { freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
 import { serverAndBrowser } from '../lib/suite.ts';
+import { splitAround } from '../lib/words.ts';
 import '../lib/page-globals.ts';
 
 /**
@@ -496,22 +497,9 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
           r.at <= w.to + PARTIAL_WORD_SLACK_MS &&
           pieces(r.text).some((piece) => piece.length >= ID_LENGTH && gap.includes(piece)),
       );
-    /** True when the final text holds the word's letters, in order, around a gap that `fromGap` accepts. */
-    const splitAround = (word: string, fromGap: (gap: string) => boolean) => {
-      for (let k = 1; k < word.length; k++) {
-        const head = word.slice(0, k);
-        const tail = word.slice(k);
-        for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, at + 1)) {
-          for (let end = text.indexOf(tail, at + k + 1); end !== -1 && end - at < 5_000; end = text.indexOf(tail, end + 1)) {
-            if (fromGap(text.slice(at + k, end))) return true;
-          }
-        }
-      }
-      return false;
-    };
     const splitByRestore = (word: string) => {
       const w = typed.find((x) => x.word === word)!;
-      return splitAround(word, fromRestore) || splitAround(word, holdsRestoreOf(w));
+      return splitAround(text, word, fromRestore) || splitAround(text, word, holdsRestoreOf(w));
     };
     // A word typed key by key that was not whole in its author's editor right after, while a peer's undo or redo put
     // text back, was split that way; what is left of it may have been removed since, as pieces no longer its own.
