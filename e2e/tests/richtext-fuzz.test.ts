@@ -447,6 +447,8 @@ for (const driver of RICH_TEXT_DRIVERS) {
         if (missing.length > 0) {
           mkdirSync(SHOTS_DIR, { recursive: true });
           pageTraces.forEach((lines, k) => writeFileSync(join(SHOTS_DIR, `trace-${label}-${names[k]}.txt`), `${lines.join('\n')}\n`));
+          // What each page recorded of undos (recordUndoRemovals), and the fuzz's operation log.
+          writeFileSync(join(SHOTS_DIR, `trace-${label}-undo.json`), JSON.stringify({ clients, records, log }));
         }
         const traces = missing.map((w) => `${w}:\n${pageTraces.map((lines, k) => `  ${names[k]}:\n${lines.filter((l) => l.includes(w.slice(0, -1))).slice(-25).map((l) => `    ${l.slice(0, 400)}`).join('\n')}`).join('\n')}`);
         integrity.set(driver.name, { seed, missing, doubled, text, log, traces });
