@@ -376,8 +376,8 @@ for (const driver of RICH_TEXT_DRIVERS) {
         await rt(ann.page, `caret('world', true); var f = find('world'); f.node.insertData(f.index + 5, '!'); setRange(f.node, f.index + 6, f.node, f.index + 6);
           window.coedit.session.doc.transact(function () {}, 'wave-e2e-empty');`);
         const shared = () => ann.page.evaluate(() => String((window.coedit as any).session.doc.getXmlFragment('html')));
-        await ann.page.keyboard.down('z');
         await driver.focusStart(bob.page);
+        await ann.page.keyboard.down('z');
         await driver.type(bob.page, 'Q');
         await waitUntil(async () => (await shared()).includes('Qhello'), { timeoutMs: CONVERGE_MS, message: "Bob's key in Ann's document" });
         // Deferred: the held key owns the paragraph until keyup (KEY_HOLD_MS = 1 s bounds a keyup that never comes).
