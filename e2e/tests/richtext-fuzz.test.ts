@@ -214,7 +214,7 @@ function randomHtml(rand: () => number, word: () => string): string {
  * (300 operations per context, after its fixes): every run converged on the same content (TinyMCE 7 of 7, Froala
  * 3 of 3; editors may keep their own spelling of a space, counted apart); broken words per run: TinyMCE 1, 0, 0, 1,
  * 0, 0, 1 (session 6: 2-10), Froala 1, 1, 0 (session 6: 0, 0, 0). Session 8, every run converged: TinyMCE 0, 1, 1
- * before undo joined the operations, 1, 3, 1, 1 with it; Froala 7 with it (one paste's words, not yet traced).
+ * before undo joined the operations, 1, 3, 1, 1 with it; Froala 7 (one paste's words, not traced), 1, 0 with it.
  * Open, issue 3.
  */
 const FUZZ_ENABLED = process.env.WAVE_LONG === '1' || process.env.WAVE_RICHTEXT_FUZZ === '1';
@@ -228,7 +228,7 @@ const WORDS_OPEN: Record<string, string> = {
   // first letters into the new block (the rest follows the original node; session 8 counts where a peer inserted
   // text in the last 1.5 s as a caret). Session 8 fixed a key press dropping the remote edit it had deferred.
   tinymce: 'TinyMCE: 0-3 words per 300 operations in session 8: a block a peer re-creates (a split or a list move) loses keys typed in it meanwhile',
-  froala: 'Froala: up to one paste per 300 operations in session 8 (not yet traced); a split racing a word a peer is typing',
+  froala: 'Froala: 0-1 words (once a whole paste) per 300 operations in session 8: a node a peer\'s write deletes while someone types in it',
 };
 
 for (const driver of RICH_TEXT_DRIVERS) {
