@@ -120,7 +120,7 @@ function paste(r1, r2, html) { caretAtBoundary(r1, r2); run('html', { html: html
 /**
  * Records what undos removed (test instrumentation, reading Yjs internals: a transaction's delete set, the store's
  * items). \`window.__undo\` = { types, removed }: \`types\` are the IDs ("client:clock") of the nodes this page's undo
- * deleted; \`removed\` holds each character item ({ client, clock, str }) this page's undo deleted, and each one a
+ * deleted; \`removed\` holds each character item ({ client, clock, str, at }) this page's undo deleted, and each one a
  * peer's transaction deleted with the IDs of the nodes around it (\`within\`), to be matched against every page's
  * \`types\`: a peer's undo that removes a node removes what this page typed in it.
  */
@@ -143,7 +143,7 @@ function recordUndoRemovals() {
           if (typeof item.content.str !== 'string') continue;
           var within = [];
           for (var t = item.parent; t && t._item; t = t._item.parent) within.push(idOf(t._item));
-          rec.removed.push({ client: client, clock: item.id.clock, str: item.content.str, own: own, within: within });
+          rec.removed.push({ client: client, clock: item.id.clock, str: item.content.str, own: own, within: within, at: Date.now() });
         }
       });
     });
@@ -187,8 +187,6 @@ function lost(before: string[], after: string[]): string[] {
 }
 /** The fuzz's words in `before` that `after` no longer holds. */
 const wordsRemoved = (before: string, after: string) => lost([...before.matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]), [...after.matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]));
-/** The whitespace-separated pieces of `before` (half-typed words too) that `after` no longer holds. */
-const tokensRemoved = (before: string, after: string) => lost(before.split(/\s+/).filter(Boolean), after.split(/\s+/).filter(Boolean));
 
 const FORMATS = ['bold', 'italic', 'underline', 'strike', 'link'] as const;
 
@@ -309,8 +307,6 @@ for (const driver of RICH_TEXT_DRIVERS) {
                 const gone = wordsRemoved(before, after);
                 const back = wordsRemoved(after, before);
                 gone.forEach((w) => deleted.add(w));
-                // An undo that removes a block also removes what peers typed in it: a deletion like any other.
-                deletions.push({ start: at, end: Date.now(), removed: tokensRemoved(before, after).join(' ') });
                 if (back.length > 0) restores.push({ at, words: back });
                 log.push(`${peer.name} undo${gone.length ? ` (removed ${gone.join(' ')})` : ''}${back.length ? ` (put back ${back.join(' ')})` : ''}`);
               } else {
@@ -389,29 +385,38 @@ for (const driver of RICH_TEXT_DRIVERS) {
         // What undos removed, per author: each client's characters an undo removed (recordUndoRemovals; several
         // pages may record one item, split differently), as runs of consecutive clocks.
         const clients = await Promise.all(peers.map((p) => p.page.evaluate(() => (window.coedit as any).session.doc.clientID as number)));
-        type UndoRecord = { types: string[]; removed: Array<{ client: number; clock: number; str: string; own: boolean; within: string[] }> };
+        type UndoRecord = { types: string[]; removed: Array<{ client: number; clock: number; str: string; own: boolean; within: string[]; at: number }> };
         const records = await Promise.all(peers.map((p) => p.page.evaluate(() => (window as any).__undo as UndoRecord)));
         const undoneTypes = new Set(records.flatMap((r) => r.types));
         const undoItems = records.flatMap((r) => r.removed).filter((it) => it.own || it.within.some((id) => undoneTypes.has(id)));
         const undoRuns = new Map(
           names.map((name, k) => {
-            const chars = new Map<number, string>();
-            for (const it of undoItems) if (it.client === clients[k]) [...it.str].forEach((c, i) => chars.set(it.clock + i, c));
-            const runs: string[] = [];
+            const chars = new Map<number, { c: string; at: number }>();
+            for (const it of undoItems) if (it.client === clients[k]) [...it.str].forEach((c, i) => chars.set(it.clock + i, { c, at: it.at }));
+            // Each run with when it was removed (the earliest of its records; page and Node clocks are the same).
+            const runs: Array<{ text: string; at: number }> = [];
             let last = -2;
             for (const clock of [...chars.keys()].sort((a, b) => a - b)) {
-              const c = chars.get(clock)!;
-              if (clock === last + 1 && runs.length > 0) runs[runs.length - 1] += c;
-              else runs.push(c);
+              const { c, at } = chars.get(clock)!;
+              const run = runs[runs.length - 1];
+              if (clock === last + 1 && run) {
+                run.text += c;
+                run.at = Math.min(run.at, at);
+              } else runs.push({ text: c, at });
               last = clock;
             }
             return [name, runs] as const;
           }),
         );
-        // A word a peer's undo removed (or removed the node it was being typed into): whole, or its first letters.
+        // A word an undo removed (or removed the node it was being typed into): whole, or its first letters while it
+        // was being typed (an undo sees, and removes, only the letters that reached it).
         const undone = gone.filter((w) => {
           const author = names.find((n) => w.startsWith(n.toLowerCase()));
-          return (undoRuns.get(author ?? '') ?? []).some((run) => run.includes(w) || run.split(/\s+/).some((t) => t.length >= 2 && w.startsWith(t)));
+          const t = typing.get(w);
+          const whileTyped = (at: number) => t !== undefined && at >= t.start && at <= t.end + 2_000;
+          return (undoRuns.get(author ?? '') ?? []).some(
+            (run) => run.text.includes(w) || (whileTyped(run.at) && run.text.split(/\s+/).some((f) => f.length >= 2 && w.startsWith(f))),
+          );
         });
         if (undone.length > 0) console.log(`${label}: removed by an undo (not counted): ${undone.join(' ')}`);
         // A word deleted while it was being typed: a deletion made after its typing began removed a piece of it that
