@@ -67,6 +67,7 @@ function run(action, arg) {
       case 'setHtml': return F.html.set(arg.html);
       case 'undo': return F.commands.undo();
       case 'redo': return F.commands.redo();
+      case 'indent': return F.commands.indent();
     }
   } else {
     switch (action) {
@@ -86,6 +87,7 @@ function run(action, arg) {
       case 'setHtml': return T.setContent(arg.html);
       case 'undo': return T.execCommand('Undo');
       case 'redo': return T.execCommand('Redo');
+      case 'indent': return T.execCommand('Indent');
     }
   }
   throw new Error('unknown action ' + action);

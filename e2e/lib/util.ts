@@ -1,4 +1,5 @@
 // Small helpers shared by the e2e tests: bounded polling and seeded randomness.
+import { createServer, type AddressInfo } from 'node:net';
 
 /** Polls `check` until it returns a truthy value, or fails after `timeoutMs` with `message` and the last value. */
 export async function waitUntil<T>(
@@ -50,4 +51,13 @@ export function testSeed(label: string): number {
 /** A document id no earlier run has used, readable in server logs. */
 export function freshDocId(label: string): string {
   return `e2e-${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** A TCP port free on 127.0.0.1 right now (for a server restarted on the same address). */
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
 }

@@ -2,7 +2,6 @@
 // "leave site?" confirmation while edits are unsaved.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
@@ -10,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { withScene } from '../lib/browser.ts';
 import { textarea } from '../lib/drivers.ts';
 import { startServer, type WaveServer } from '../lib/server.ts';
-import { freshDocId, waitUntil } from '../lib/util.ts';
+import { freePort, freshDocId, waitUntil } from '../lib/util.ts';
 import { serverAndBrowser } from '../lib/suite.ts';
 import '../lib/page-globals.ts';
 
@@ -193,10 +192,3 @@ async function idbWritesSettled(docId: string): Promise<void> {
   }
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}

@@ -2,13 +2,16 @@
 // the real editors, client and server: concurrent typing, formatting, hostile HTML (RELIABILITY S6), IME (R11),
 // undo of one's own edits only, and Froala's "Powered by" paragraph kept out of the document.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { withScene, type Peer, type Scene } from '../lib/browser.ts';
 import { RICH_TEXT_DRIVERS, type RichTextDriver } from '../lib/richtext-drivers.ts';
 import { caretAt, command, convergedHtml, IMAGE_URL, rt, selectWord } from '../lib/richtext.ts';
-import type { WaveServer } from '../lib/server.ts';
-import { freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
+import { startServer, type WaveServer } from '../lib/server.ts';
+import { freePort, freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
 import { serverAndBrowser } from '../lib/suite.ts';
 import '../lib/page-globals.ts';
 
@@ -386,6 +389,43 @@ for (const driver of RICH_TEXT_DRIVERS) {
         await convergedHtml([ann, bob], (h) => h.includes('z'));
         assert.equal(await driver.text(bob.page), 'Qhello world!z', 'both edits kept');
       });
+    });
+
+    // Session 9, from the fuzz: Yjs has no move, so a list item a peer indents is deleted and re-created nested; what
+    // was typed into it meanwhile went with the deleted node. The typist's binding puts it back in the new node.
+    it('typing into a list item that a peer indents at the same time is kept, and the caret follows the item', { timeout: TIMEOUT_MS }, async () => {
+      const label = `${driver.name}-rt-indent-race`;
+      const dataDir = mkdtempSync(join(tmpdir(), 'wave-e2e-indent-'));
+      const serverArgs = { dataDir, extraArgs: ['--port', String(await freePort())] };
+      let own = await startServer(serverArgs);
+      const offline = [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/];
+      try {
+        await withScene(browser, own, label, async (scene) => {
+          const doc = freshDocId(label);
+          const ann = await scene.open('Ann', driver, { doc, allowErrors: offline });
+          const bob = await scene.open('Bob', driver, { doc, allowErrors: offline });
+          await command(ann.page, 'setHtml', { html: '<ul><li>first</li><li>hello wor</li></ul>' });
+          await convergedHtml([ann, bob], (h) => h.includes('hello wor'));
+          // Concurrent for certain: both edit while the server is down, and each sees the other's edit only after.
+          await own.stop();
+          for (const peer of [ann, bob]) await peer.page.waitForFunction(() => window.coedit!.getState() === 'offline');
+          await caretAt(ann.page, 'hello', false);
+          await command(ann.page, 'indent');
+          // The editors' HTML, without the line breaks TinyMCE puts between tags.
+          const nested = (h: string, text: string) => h.replace(/\n\s*/g, '').includes(`<li>first<ul><li>${text}</li></ul></li>`);
+          assert.ok(nested(await driver.html(ann.page), 'hello wor'), `Ann indented the item: ${await driver.html(ann.page)}`);
+          await caretAt(bob.page, 'wor', true);
+          await driver.type(bob.page, 'ld');
+          own = await startServer(serverArgs);
+          await convergedHtml([ann, bob], (h) => nested(h, 'hello world'));
+          // Bob's caret moved with the item: his next key follows what he typed.
+          await driver.type(bob.page, '!');
+          await convergedHtml([ann, bob], (h) => nested(h, 'hello world!'));
+        });
+      } finally {
+        await own.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
 
     it('forceSync(html) replaces the document for every peer in one step, sanitised, and clears undo', { timeout: TIMEOUT_MS }, async () => {

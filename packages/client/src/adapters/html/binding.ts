@@ -34,6 +34,7 @@ import { plainText, type MElement, type MNode, type MText, type TextOp } from '.
 import { isEmptyParagraph } from './normalize.js';
 import { modelToPoint, pointToModel, textsOf } from './selection.js';
 import { caretText, tid, trace, traceOn } from './trace.js';
+import { Removal } from './successor.js';
 import { buildY, HTML_TYPE, keyOf, modelOfY, syncChildren, type YNode } from './ydoc.js';
 
 /** What one editor offers the core: its contenteditable root, its dialect and its events. */
@@ -77,6 +78,8 @@ interface YPoint {
   rel: Y.RelativePosition;
   path: number[];
   offset: number;
+  /** The text the point is in, as it was found. */
+  text: Y.XmlText;
 }
 
 interface Saved {
@@ -97,6 +100,14 @@ const RECENT_TYPING_MAX = 32;
 
 /** Origin of the one-time write-back of content the binding itself normalised (not an undoable user edit). */
 const NORMALIZE_ORIGIN = Symbol('wave-html-normalize');
+/** Origin of putting back this user's typing that a peer's write deleted with its node (see `successor.ts`). */
+const RESCUE_ORIGIN = Symbol('wave-html-rescue');
+
+/**
+ * How long this user's typing counts as recent enough to be put back when a peer's write deletes the node it is in
+ * (ms): a keystroke's round trip and a peer's write, with room for a slow network. Older text the peer had seen.
+ */
+const RESCUE_WINDOW_MS = 3_000;
 
 const OBSERVE: MutationObserverInit = {
   childList: true,
@@ -130,6 +141,8 @@ export class RichTextBinding implements EditorAdapter {
   private respelled = new WeakMap<Node, { key: string; seen: Set<string> }>();
   /** Where peers inserted text in the last RECENT_TYPING_MS (see `noteRemoteTyping`). */
   private recentTyping: Array<{ rel: Y.RelativePosition; at: number }> = [];
+  /** This user's writes in the last RESCUE_WINDOW_MS: when, and this client's clock before each (see `rescue`). */
+  private ownWrites: Array<{ at: number; clock: number }> = [];
   /** Blocks read from a top-level DOM node that has not changed since. */
   private cache = new WeakMap<Node, MElement[]>();
   /** Top-level nodes changed since the last flush (the root itself when its child list changed). */
@@ -259,6 +272,8 @@ export class RichTextBinding implements EditorAdapter {
     });
     if (undo) {
       this.cleanups.push(undo.track(this));
+      // Typing put back after a peer's write deleted it is still this user's, to undo like the rest.
+      this.cleanups.push(undo.track(RESCUE_ORIGIN));
       this.cleanups.push(
         this.host.takeOverUndo(
           () => {
@@ -297,6 +312,7 @@ export class RichTextBinding implements EditorAdapter {
     this.checked = new WeakMap();
     this.respelled = new WeakMap();
     this.recentTyping = [];
+    this.ownWrites = [];
     this.settled = new WeakMap();
   }
 
@@ -761,7 +777,9 @@ export class RichTextBinding implements EditorAdapter {
   }
 
   private readonly onBeforeTransaction = (tr: Y.Transaction): void => {
-    if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN || !this.frag) return;
+    if (tr.origin === this) this.noteOwnWrite(tr);
+    // A rescue runs inside `onDeep`, which sets the selection its patch restores.
+    if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN || tr.origin === RESCUE_ORIGIN || !this.frag) return;
     if (this.observer) this.collect(this.observer.takeRecords());
     // Assigned, not only set: a transaction that changes no block (an empty sync step) never reaches `onDeep`,
     // and a stale flag would later make a key press's block lose the remote edit it defers (see `onDeep`).
@@ -777,6 +795,8 @@ export class RichTextBinding implements EditorAdapter {
     let structural = false;
     const changed = new Set<YNode>();
     if (!tr.local) this.noteRemoteTyping(events);
+    // A peer's write that deleted nodes (never this user's own undo: that is local).
+    const removal = tr.local ? null : Removal.of(events, tr, this.isOwnRecent);
     for (const ev of events) {
       if (ev.target === frag) structural = true;
       else {
@@ -833,8 +853,9 @@ export class RichTextBinding implements EditorAdapter {
     this.index();
     if (needPlace) this.place();
     if (this.entries.length === 0) this.ensurePlaceholder();
-    const saved = this.saved;
+    let saved = this.saved;
     this.saved = null;
+    if (removal) saved = this.rescue(removal, saved);
     if (saved) this.restoreSelection(saved);
     this.dropOwnRecords('remote');
     this.host.contentUpdated();
@@ -844,6 +865,48 @@ export class RichTextBinding implements EditorAdapter {
       this.flush();
     }
   };
+
+  private noteOwnWrite(tr: Y.Transaction): void {
+    const now = Date.now();
+    const doc = this.doc;
+    if (!doc) return;
+    this.ownWrites = this.ownWrites.filter((w) => now - w.at < RESCUE_WINDOW_MS);
+    this.ownWrites.push({ at: now, clock: tr.beforeState.get(doc.clientID) ?? 0 });
+  }
+
+  /** Whether an item ID is this user's, written in the last RESCUE_WINDOW_MS. */
+  private readonly isOwnRecent = (client: number, clock: number): boolean => {
+    const doc = this.doc;
+    if (!doc || client !== doc.clientID) return false;
+    const now = Date.now();
+    const first = this.ownWrites.find((w) => now - w.at < RESCUE_WINDOW_MS);
+    return first !== undefined && clock >= first.clock;
+  };
+
+  /**
+   * After a peer's write deleted nodes: puts back this user's recent typing that went with them, into the texts that
+   * received their content (a transaction of its own, patched into the DOM by the `onDeep` it causes), and moves
+   * the selection saved in a deleted text to the same place in its receiver. Returns the selection to restore now;
+   * after a rescue that is null, and the rescue's patch restores it.
+   */
+  private rescue(removal: Removal, saved: Saved | null): Saved | null {
+    const doc = this.doc!;
+    let count = 0;
+    if (removal.lostAny) doc.transact(() => (count = removal.rescue()), RESCUE_ORIGIN);
+    if (count > 0) trace('rescue', () => `${count} units of own typing put back`);
+    const relocate = (point: YPoint | null): YPoint | null => {
+      if (!point || !point.text._item?.deleted) return point;
+      const place = removal.locate(point.text, point.offset);
+      if (!place) return point;
+      trace('caret', () => `relocated from deleted ${tid(point.text)} at ${point.offset} to ${tid(place.text)} at ${place.index}`);
+      return { rel: Y.createRelativePositionFromTypeIndex(place.text, place.index, -1), path: [], offset: place.index, text: place.text };
+    };
+    const moved = saved ? { anchor: relocate(saved.anchor), focus: saved.focus === saved.anchor ? null : relocate(saved.focus) } : null;
+    if (moved && saved && saved.focus === saved.anchor) moved.focus = moved.anchor;
+    if (count === 0) return moved;
+    this.saved = moved;
+    return null;
+  }
 
   /** Discards the MutationObserver records of the binding's own DOM patches (traced, to catch any that were not). */
   private dropOwnRecords(where: string): void {
@@ -887,7 +950,7 @@ export class RichTextBinding implements EditorAdapter {
     if (!point || point.path[0] !== 0) return null;
     const ytext = this.yTextAt(entry.y, point.path.slice(1));
     if (!ytext || point.offset > ytext.length) return null;
-    return { rel: Y.createRelativePositionFromTypeIndex(ytext, point.offset, -1), path: point.path, offset: point.offset };
+    return { rel: Y.createRelativePositionFromTypeIndex(ytext, point.offset, -1), path: point.path, offset: point.offset, text: ytext };
   }
 
   private yToDom(rel: Y.RelativePosition): { node: Node; offset: number } | null {

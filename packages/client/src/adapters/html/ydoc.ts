@@ -230,7 +230,7 @@ function align(
     const carets = held(i);
     // A caret is in the kept text when it is inside or at the edge of a non-empty kept prefix or suffix.
     const keeps = (at: number) =>
-      kept.similarity === 1 || (kept.prefix > 0 && at <= kept.prefix) || (kept.suffix > 0 && at >= kept.oldLength - kept.suffix);
+      kept.same || (kept.prefix > 0 && at <= kept.prefix) || (kept.suffix > 0 && at >= kept.oldLength - kept.suffix);
     if (carets.length > 0 && !carets.some(keeps)) c += 1;
     return same(i, j) ? Math.max(0, c - SAME_BONUS) : c;
   };
@@ -281,21 +281,39 @@ function canUpdate(old: OldChild, next: MNode): boolean {
 }
 
 /**
- * What `b` keeps of `a`'s text: the common prefix and suffix of their plain text, and the similarity — 1 for the
- * same text, towards 0 for unrelated text (prefix and suffix over the longer length).
+ * What `b` keeps of `a`'s text: the common prefix and suffix of their plain text (where collaborators' carets are
+ * checked), whether that text is the same, and the similarity that pairs old and new children — 1 for the same text,
+ * towards 0 for unrelated text (prefix and suffix over the longer length). The similarity leaves out lists nested
+ * inside: a list item indented under another keeps the item above paired with its old self by its own text, not
+ * with the indented item's text it now also contains.
  */
-function overlap(a: MNode | null, b: MNode): { similarity: number; prefix: number; suffix: number; oldLength: number } {
-  if (!a) return { similarity: 0, prefix: 0, suffix: 0, oldLength: 0 };
+function overlap(a: MNode | null, b: MNode): { similarity: number; same: boolean; prefix: number; suffix: number; oldLength: number } {
+  if (!a) return { similarity: 0, same: false, prefix: 0, suffix: 0, oldLength: 0 };
   const x = plainText(a);
   const y = plainText(b);
-  if (x === y) return { similarity: 1, prefix: x.length, suffix: x.length, oldLength: x.length };
+  const edges = commonEdges(x, y);
+  const ownA = ownText(a, true);
+  const ownB = ownText(b, true);
+  const similarity = ownA === x && ownB === y ? edges.similarity : commonEdges(ownA, ownB).similarity;
+  return { similarity, same: x === y, prefix: edges.prefix, suffix: edges.suffix, oldLength: x.length };
+}
+
+function commonEdges(x: string, y: string): { similarity: number; prefix: number; suffix: number } {
+  if (x === y) return { similarity: 1, prefix: x.length, suffix: x.length };
   const longest = Math.max(x.length, y.length);
   let p = 0;
   while (p < x.length && p < y.length && x[p] === y[p]) p++;
   let s = 0;
   while (s < x.length - p && s < y.length - p && x[x.length - 1 - s] === y[y.length - 1 - s]) s++;
   // Two empty lines of the same kind are interchangeable; half-similar keeps a typed-in paragraph paired.
-  return { similarity: longest === 0 ? 1 : (p + s) / longest, prefix: p, suffix: s, oldLength: x.length };
+  return { similarity: longest === 0 ? 1 : (p + s) / longest, prefix: p, suffix: s };
+}
+
+/** `plainText` without the lists nested below `node` (a list at the top is itself: its items' own text). */
+function ownText(node: MNode, top: boolean): string {
+  if (node.kind === 'text') return plainText(node);
+  if (!top && (node.name === 'ul' || node.name === 'ol')) return '';
+  return node.children.map((child) => ownText(child, false)).join('\n');
 }
 
 // ---- text ----

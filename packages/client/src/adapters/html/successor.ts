@@ -1,0 +1,267 @@
+/**
+ * Where the text of a node that a peer's transaction deleted went, and this user's typing it took along.
+ *
+ * Yjs has no move. A peer whose write restructures blocks (a list item indented into a nested list, two blocks merged
+ * or one split around carets that peer could not see yet, a paste that rebuilds a list) deletes Y nodes and inserts
+ * new ones holding their text. Characters this user typed into such a node concurrently are deleted with it: Yjs
+ * integrates an insertion into a deleted parent as deleted, and deleting a type deletes its children (yjs
+ * `src/structs/Item.js` `integrate`, `src/structs/ContentType.js` `delete`).
+ *
+ * `Removal` looks at one remote transaction. For each `Y.XmlText` it deleted it finds the receiver: the live text,
+ * among those the transaction created or inserted characters into, that shares the most characters with it (a
+ * character diff). It re-inserts into the receiver this user's own recent characters that the receiver lacks, with
+ * their formatting, at the place the diff gives; and it maps offsets of the deleted text (the caret) into the receiver.
+ * Only the author of lost characters re-inserts them, so no two peers rescue the same text.
+ */
+import DiffMatchPatch from 'diff-match-patch';
+import * as Y from 'yjs';
+
+const dmp = new DiffMatchPatch();
+/** Seconds a diff may take before diff-match-patch settles for a coarser one (its `Diff_Timeout`; default 1 s). */
+dmp.Diff_Timeout = 0.05;
+
+/**
+ * Receivers looked at, in total characters. Beyond it the transaction replaced much of the document (a large paste,
+ * `forceSync`) and nothing is rescued or relocated.
+ */
+const MAX_RECEIVER_CHARS = 20_000;
+
+/**
+ * Fewest characters a deleted text must share with the characters the transaction put into a receiver for its text
+ * to have gone there (all its kept characters, when it has fewer). Low: a merge may carry over only a word's worth
+ * (a deletion across blocks keeps the two ends), and only receivers of this very transaction compete.
+ */
+const MIN_SHARED = 2;
+
+type Attrs = Record<string, unknown>;
+
+/** One `Y.XmlText` the transaction deleted, as it was before. */
+interface Removed {
+  text: Y.XmlText;
+  /** Its characters before the transaction (U+FFFC per embed). */
+  before: string;
+  /** Per UTF-16 unit of `before`: a character of this user's that the transaction deleted along with the node. */
+  lost: boolean[];
+  /** Per UTF-16 unit of `before`: its formatting attributes. */
+  attrs: Attrs[];
+}
+
+interface Receiver {
+  text: Y.XmlText;
+  /** Created by the transaction (not only inserted into). */
+  created: boolean;
+}
+
+/** The items of a type's child list, deleted ones included, in order. */
+function* items(type: Y.XmlFragment | Y.XmlElement | Y.XmlText | Y.AbstractType<unknown>): Generator<Y.Item> {
+  for (let item = (type as unknown as { _start: Y.Item | null })._start; item; item = item.right) yield item;
+}
+
+/** The live characters of `text` (U+FFFC per embed). */
+function plainOf(text: Y.XmlText): string {
+  return charsOf(text, () => false).str;
+}
+
+/** The live characters of `text` (U+FFFC per embed), and per UTF-16 unit whether `fresh` says its item is. */
+function charsOf(text: Y.XmlText, fresh: (item: Y.Item) => boolean): { str: string; fresh: boolean[] } {
+  let str = '';
+  const flags: boolean[] = [];
+  for (const item of items(text)) {
+    if (item.deleted || !item.countable) continue;
+    const chars = item.content instanceof Y.ContentString ? item.content.str : '\ufffc'.repeat(item.length);
+    str += chars;
+    const f = fresh(item);
+    for (let k = 0; k < chars.length; k++) flags.push(f);
+  }
+  return { str, fresh: flags };
+}
+
+/** Every `Y.XmlText` in the subtree of `type` (itself included). */
+function textsUnder(type: Y.AbstractType<unknown>, out: Y.XmlText[]): void {
+  if (type instanceof Y.XmlText) {
+    out.push(type);
+    return;
+  }
+  for (const item of items(type)) if (item.content instanceof Y.ContentType) textsUnder(item.content.type, out);
+}
+
+export class Removal {
+  private readonly removed: Removed[] = [];
+  private readonly receivers: Receiver[] = [];
+  private readonly chosen = new Map<Y.XmlText, Receiver | null>();
+  /** Whether an item was created by the transaction. */
+  private readonly created: (item: Y.Item) => boolean;
+
+  /**
+   * Reads remote transaction `tr` (from `observeDeep`'s `events`). `isOwnRecent(client, clock)` says whether a
+   * character is this user's own recent typing (the only characters re-inserted). Null when it deleted no text.
+   */
+  static of(
+    events: ReadonlyArray<Y.YEvent<Y.AbstractType<unknown>>>,
+    tr: Y.Transaction,
+    isOwnRecent: (client: number, clock: number) => boolean,
+  ): Removal | null {
+    const deleted: Y.XmlText[] = [];
+    for (const ev of events) {
+      if (ev.target instanceof Y.XmlText) continue;
+      for (const item of items(ev.target)) {
+        if (item.content instanceof Y.ContentType && ev.deletes(item)) textsUnder(item.content.type, deleted);
+      }
+    }
+    if (deleted.length === 0) return null;
+    return new Removal(events, tr, deleted, isOwnRecent);
+  }
+
+  private constructor(
+    events: ReadonlyArray<Y.YEvent<Y.AbstractType<unknown>>>,
+    tr: Y.Transaction,
+    deleted: readonly Y.XmlText[],
+    isOwnRecent: (client: number, clock: number) => boolean,
+  ) {
+    const createdBefore = (id: Y.ID) => id.clock < (tr.beforeState.get(id.client) ?? 0);
+    this.created = (item) => !createdBefore(item.id);
+    // Live before the transaction: existed, and not deleted or deleted by it.
+    const liveBefore = (item: Y.Item) => createdBefore(item.id) && (!item.deleted || Y.isDeleted(tr.deleteSet, item.id));
+    for (const text of deleted) {
+      if (!text._item || !liveBefore(text._item)) continue;
+      const removed: Removed = { text, before: '', lost: [], attrs: [] };
+      let attrs: Attrs = {};
+      for (const item of items(text)) {
+        if (!liveBefore(item)) continue;
+        if (item.content instanceof Y.ContentFormat) {
+          const { key, value } = item.content;
+          attrs = { ...attrs };
+          if (value === null) delete attrs[key];
+          else attrs[key] = value;
+          continue;
+        }
+        if (!item.countable) continue;
+        const str = item.content instanceof Y.ContentString ? item.content.str : '\ufffc'.repeat(item.length);
+        for (let k = 0; k < str.length; k++) {
+          removed.lost.push(item.content instanceof Y.ContentString && isOwnRecent(item.id.client, item.id.clock + k));
+          removed.attrs.push(attrs);
+        }
+        removed.before += str;
+      }
+      this.removed.push(removed);
+    }
+    const seen = new Set<Y.XmlText>();
+    const add = (text: Y.XmlText, created: boolean) => {
+      if (seen.has(text) || text._item?.deleted) return;
+      seen.add(text);
+      this.receivers.push({ text, created });
+    };
+    for (const ev of events) {
+      if (ev.target instanceof Y.XmlText) {
+        // Characters inserted into a text that already existed (a merge into the block above).
+        for (const item of items(ev.target)) {
+          if (!item.deleted && item.countable && ev.adds(item)) {
+            add(ev.target, false);
+            break;
+          }
+        }
+        continue;
+      }
+      for (const item of items(ev.target)) {
+        if (item.deleted || !(item.content instanceof Y.ContentType) || !ev.adds(item)) continue;
+        const texts: Y.XmlText[] = [];
+        textsUnder(item.content.type, texts);
+        for (const text of texts) add(text, true);
+      }
+    }
+  }
+
+  /** Whether any of this user's characters went with a deleted text. */
+  get lostAny(): boolean {
+    return this.removed.some((r) => r.lost.includes(true));
+  }
+
+  /**
+   * Re-inserts, into each deleted text's receiver, this user's lost characters the receiver lacks (call it inside a
+   * transaction). Returns how many UTF-16 units were re-inserted.
+   */
+  rescue(): number {
+    let count = 0;
+    for (const removed of this.removed) {
+      if (!removed.lost.includes(true)) continue;
+      const receiver = this.receiverOf(removed);
+      if (!receiver) continue;
+      const now = plainOf(receiver.text);
+      // Units of `before` missing from the receiver (DIFF_DELETE) that are lost characters of ours go back in at the
+      // receiver's index the diff gives; everything else there (a peer's own deletion, text moved elsewhere) stays out.
+      let i = 0;
+      let j = 0;
+      for (const [op, str] of dmp.diff_main(removed.before, now, false)) {
+        if (op === DiffMatchPatch.DIFF_EQUAL) {
+          i += str.length;
+          j += str.length;
+        } else if (op === DiffMatchPatch.DIFF_INSERT) {
+          j += str.length;
+        } else {
+          for (let k = i; k < i + str.length; ) {
+            if (!removed.lost[k]) {
+              k++;
+              continue;
+            }
+            let end = k + 1;
+            while (end < i + str.length && removed.lost[end] && removed.attrs[end] === removed.attrs[k]) end++;
+            receiver.text.insert(j, removed.before.slice(k, end), { ...removed.attrs[k] });
+            j += end - k;
+            count += end - k;
+            k = end;
+          }
+          i += str.length;
+        }
+      }
+    }
+    return count;
+  }
+
+  /**
+   * Where offset `offset` of `text` (a text this transaction deleted; the offset as before the transaction) now is:
+   * the matching index in its receiver. Null when `text` was not deleted here or went nowhere recognisable.
+   */
+  locate(text: Y.XmlText, offset: number): { text: Y.XmlText; index: number } | null {
+    const removed = this.removed.find((r) => r.text === text);
+    const receiver = removed ? this.receiverOf(removed) : null;
+    if (!removed || !receiver) return null;
+    const diffs = dmp.diff_main(removed.before, plainOf(receiver.text), false);
+    return { text: receiver.text, index: dmp.diff_xIndex(diffs, Math.min(offset, removed.before.length)) };
+  }
+
+  /**
+   * The receiver sharing the most characters with `removed` (see `MIN_SHARED`). A text that held only lost characters goes to the one empty text the transaction created, if exactly one.
+   */
+  private receiverOf(removed: Removed): Receiver | null {
+    if (this.chosen.has(removed.text)) return this.chosen.get(removed.text)!;
+    let best: Receiver | null = null;
+    const total = this.receivers.reduce((n, r) => n + r.text.length, 0);
+    if (total <= MAX_RECEIVER_CHARS) {
+      const kept = removed.lost.filter((l) => !l).length;
+      if (kept === 0) {
+        const empty = this.receivers.filter((r) => r.created && r.text.length === 0);
+        if (empty.length === 1) best = empty[0]!;
+      } else {
+        let bestShared = 0;
+        for (const receiver of this.receivers) {
+          // Only characters the transaction put there count: text the receiver already had came from elsewhere.
+          const now = charsOf(receiver.text, this.created);
+          let shared = 0;
+          let j = 0;
+          for (const [op, str] of dmp.diff_main(removed.before, now.str, false)) {
+            if (op === DiffMatchPatch.DIFF_DELETE) continue;
+            if (op === DiffMatchPatch.DIFF_EQUAL) for (let k = j; k < j + str.length; k++) if (now.fresh[k]) shared++;
+            j += str.length;
+          }
+          if (shared > bestShared) {
+            bestShared = shared;
+            best = receiver;
+          }
+        }
+        if (bestShared < Math.min(MIN_SHARED, kept)) best = null;
+      }
+    }
+    this.chosen.set(removed.text, best);
+    return best;
+  }
+}

@@ -1,0 +1,129 @@
+// Typing that a peer's restructuring write deleted along with its node is put back by its author, in the node that
+// received the text (DOM-free: two Y.Docs, updates exchanged by hand, the binding's rescue step run by an observer).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import * as Y from 'yjs';
+import { normalizeDocument, type RawNode } from '../src/adapters/html/normalize.ts';
+import { toHtml, type MElement } from '../src/adapters/html/model.ts';
+import { buildY, documentOfY, HTML_TYPE, syncChildren } from '../src/adapters/html/ydoc.ts';
+import { Removal } from '../src/adapters/html/successor.ts';
+
+const t = (text: string): RawNode => ({ t: 'text', text });
+const h = (name: string, attrs: Record<string, string> = {}, ...children: RawNode[]): RawNode => ({ t: 'el', name, attrs, children });
+const frag = (doc: Y.Doc) => doc.getXmlFragment(HTML_TYPE);
+const load = (doc: Y.Doc, blocks: MElement[]) => frag(doc).insert(0, blocks.map(buildY));
+const write = (doc: Y.Doc, blocks: MElement[]) => doc.transact(() => syncChildren(frag(doc), 'root', blocks), 'local');
+const show = (doc: Y.Doc) => toHtml(documentOfY(frag(doc)));
+const send = (from: Y.Doc, to: Y.Doc) => Y.applyUpdate(to, Y.encodeStateAsUpdate(from, Y.encodeStateVector(to)), 'remote');
+const sync = (a: Y.Doc, b: Y.Doc) => {
+  send(a, b);
+  send(b, a);
+};
+const list = (...items: RawNode[][]) => normalizeDocument([h('ul', {}, ...items.map((children) => h('li', {}, ...children)))]);
+
+/**
+ * A doc whose remote transactions run the binding's rescue step: every character of its own counts as recent.
+ * `rescued` collects how many units each rescue put back.
+ */
+function rescuing(): { doc: Y.Doc; rescued: number[]; last: () => Removal | null } {
+  const doc = new Y.Doc();
+  const rescued: number[] = [];
+  let last: Removal | null = null;
+  frag(doc).observeDeep((events, tr) => {
+    if (tr.local) return;
+    last = Removal.of(events, tr, (client) => client === doc.clientID);
+    if (last?.lostAny) {
+      const removal = last;
+      doc.transact(() => rescued.push(removal.rescue()), 'rescue');
+    }
+  });
+  return { doc, rescued, last: () => last };
+}
+
+describe('typing into a node a peer re-created', () => {
+  it('a list item indented by a peer keeps the characters typed into it meanwhile', () => {
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    load(ann, list([t('first')], [t('hello wor')]));
+    sync(ann, bob.doc);
+    // Ann indents the second item (TinyMCE's Tab): Yjs has no move, so its text is deleted and re-inserted nested.
+    write(ann, list([t('first'), h('ul', {}, h('li', {}, t('hello wor')))]));
+    write(bob.doc, list([t('first')], [t('hello world')]));
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), '<ul><li>first<ul><li>hello world</li></ul></li></ul>');
+    assert.deepEqual(bob.rescued, [2]);
+    sync(ann, bob.doc);
+    assert.equal(show(ann), show(bob.doc), 'the rescue reaches the peer');
+  });
+
+  it('a merge that deleted the text a collaborator was typing in keeps the word (the session-7 fuzz case without a caret hint)', () => {
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    const item = (...children: RawNode[]) => normalizeDocument([h('ul', {}, h('li', {}, ...children))]);
+    load(ann, item(t('ab cdef '), h('ul', {}, h('li', {}, t('x'))), t('gh ijklmn')));
+    sync(ann, bob.doc);
+    write(bob.doc, item(t('Bob ab cdef '), h('ul', {}, h('li', {}, t('x'))), t('gh ijklmn')));
+    write(ann, item(t('ab ijklmn')));
+    sync(ann, bob.doc);
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), '<ul><li>Bob ab ijklmn</li></ul>');
+    assert.equal(show(ann), show(bob.doc));
+  });
+
+  it('keeps the formatting of the characters it puts back', () => {
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    load(ann, list([t('first')], [t('hello wor')]));
+    sync(ann, bob.doc);
+    write(ann, list([t('first'), h('ul', {}, h('li', {}, t('hello wor')))]));
+    write(bob.doc, list([t('first')], [t('hello wor'), h('strong', {}, t('ld'))]));
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), '<ul><li>first<ul><li>hello wor<strong>ld</strong></li></ul></li></ul>');
+  });
+
+  it('puts back nothing the peer had already seen: no text twice', () => {
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    load(ann, list([t('first')], [t('hello ')]));
+    sync(ann, bob.doc);
+    write(bob.doc, list([t('first')], [t('hello ann')]));
+    sync(ann, bob.doc);
+    // Ann saw "ann" but not the "1" typed after it.
+    write(bob.doc, list([t('first')], [t('hello ann1')]));
+    write(ann, list([t('first'), h('ul', {}, h('li', {}, t('hello ann')))]));
+    sync(ann, bob.doc);
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), '<ul><li>first<ul><li>hello ann1</li></ul></li></ul>');
+    assert.equal(show(ann), show(bob.doc));
+  });
+
+  it('brings nothing back when the peer deleted the block (no text received it)', () => {
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    load(ann, normalizeDocument([h('p', {}, t('keep this')), h('p', {}, t('drop me'))]));
+    sync(ann, bob.doc);
+    write(bob.doc, normalizeDocument([h('p', {}, t('keep this')), h('p', {}, t('drop me now'))]));
+    write(ann, normalizeDocument([h('p', {}, t('keep this'))]));
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), '<p>keep this</p>');
+    assert.deepEqual(bob.rescued, [0]);
+  });
+
+  it("maps an offset of the deleted text into the text that received it (the caret's new place)", () => {
+    const ann = new Y.Doc();
+    const bob = new Y.Doc();
+    load(ann, list([t('first')], [t('hello world')]));
+    sync(ann, bob);
+    const old = ((frag(bob).get(0) as Y.XmlElement).get(1) as Y.XmlElement).get(0) as Y.XmlText;
+    let located: { text: Y.XmlText; index: number } | null = null;
+    frag(bob).observeDeep((events, tr) => {
+      located = Removal.of(events, tr, () => false)?.locate(old, 6) ?? null;
+    });
+    write(ann, list([t('first'), h('ul', {}, h('li', {}, t('hello world')))]));
+    send(ann, bob);
+    assert.ok(located, 'located');
+    const { text, index } = located as { text: Y.XmlText; index: number };
+    assert.notEqual(text, old);
+    assert.equal(text.toString().slice(index), 'world');
+  });
+});
