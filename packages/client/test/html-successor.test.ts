@@ -109,6 +109,23 @@ describe('typing into a node a peer re-created', () => {
     assert.deepEqual(bob.rescued, [0]);
   });
 
+  it('brings nothing back when the peer had seen the typing and replaced the document (forceSync)', () => {
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    load(ann, normalizeDocument([h('p', {}, t('draft one'))]));
+    sync(ann, bob.doc);
+    write(bob.doc, normalizeDocument([h('p', {}, t('draft one by bob'))]));
+    sync(ann, bob.doc);
+    ann.transact(() => {
+      frag(ann).delete(0, frag(ann).length);
+      load(ann, normalizeDocument([h('h2', {}, t('Restored')), h('p', {}, t('draft two by you'))]));
+    });
+    sync(ann, bob.doc);
+    // The new text shares runs with Bob's ("draft ", " by "), but his "bob" sits where Ann wrote "you".
+    assert.equal(show(bob.doc), '<h2>Restored</h2><p>draft two by you</p>');
+    assert.deepEqual(bob.rescued, [0]);
+  });
+
   it("maps an offset of the deleted text into the text that received it (the caret's new place)", () => {
     const ann = new Y.Doc();
     const bob = new Y.Doc();

@@ -27,11 +27,14 @@ dmp.Diff_Timeout = 0.05;
 const MAX_RECEIVER_CHARS = 20_000;
 
 /**
- * Fewest characters a deleted text must share with the characters the transaction put into a receiver for its text
- * to have gone there (all its kept characters, when it has fewer). Low: a merge may carry over only a word's worth
- * (a deletion across blocks keeps the two ends), and only receivers of this very transaction compete.
+ * Shortest run of text a deleted text must share with what the transaction put into a receiver for its text to have
+ * gone there (all its kept characters, when it has fewer). Short: a merge may carry over only a word's worth (a
+ * deletion across blocks keeps the two ends), and only receivers of this very transaction compete.
  */
-const MIN_SHARED = 2;
+const MIN_SHARED = 3;
+
+/** Fewest characters of kept text on each side of lost characters for them to be put back (see `rescue`). */
+const MIN_CONTEXT = 2;
 
 type Attrs = Record<string, unknown>;
 
@@ -187,32 +190,41 @@ export class Removal {
       const receiver = this.receiverOf(removed);
       if (!receiver) continue;
       const now = plainOf(receiver.text);
+      const diffs = dmp.diff_main(removed.before, now, false);
       // Units of `before` missing from the receiver (DIFF_DELETE) that are lost characters of ours go back in at the
       // receiver's index the diff gives; everything else there (a peer's own deletion, text moved elsewhere) stays out.
+      // Only where the receiver kept the text on both sides as it was: a deletion between two kept runs (or a kept
+      // run and the end of both texts). Inside text the peer rewrote (it replaced the document, or typed over the
+      // place), the peer had seen those characters, and they stay deleted.
       let i = 0;
       let j = 0;
-      for (const [op, str] of dmp.diff_main(removed.before, now, false)) {
+      diffs.forEach(([op, str], n) => {
         if (op === DiffMatchPatch.DIFF_EQUAL) {
           i += str.length;
           j += str.length;
-        } else if (op === DiffMatchPatch.DIFF_INSERT) {
-          j += str.length;
-        } else {
-          for (let k = i; k < i + str.length; ) {
-            if (!removed.lost[k]) {
-              k++;
-              continue;
-            }
-            let end = k + 1;
-            while (end < i + str.length && removed.lost[end] && removed.attrs[end] === removed.attrs[k]) end++;
-            receiver.text.insert(j, removed.before.slice(k, end), { ...removed.attrs[k] });
-            j += end - k;
-            count += end - k;
-            k = end;
-          }
-          i += str.length;
+          return;
         }
-      }
+        if (op === DiffMatchPatch.DIFF_INSERT) {
+          j += str.length;
+          return;
+        }
+        const kept = (neighbour: [number, string] | undefined, atEdge: boolean) =>
+          neighbour === undefined ? atEdge : neighbour[0] === DiffMatchPatch.DIFF_EQUAL && neighbour[1].length >= MIN_CONTEXT;
+        const anchored = kept(diffs[n - 1], i === 0 && j === 0) && kept(diffs[n + 1], i + str.length === removed.before.length && j === now.length);
+        for (let k = i; anchored && k < i + str.length; ) {
+          if (!removed.lost[k]) {
+            k++;
+            continue;
+          }
+          let end = k + 1;
+          while (end < i + str.length && removed.lost[end] && removed.attrs[end] === removed.attrs[k]) end++;
+          receiver.text.insert(j, removed.before.slice(k, end), { ...removed.attrs[k] });
+          j += end - k;
+          count += end - k;
+          k = end;
+        }
+        i += str.length;
+      });
     }
     return count;
   }
@@ -244,13 +256,15 @@ export class Removal {
       } else {
         let bestShared = 0;
         for (const receiver of this.receivers) {
-          // Only characters the transaction put there count: text the receiver already had came from elsewhere.
+          // Runs of text the transaction put there count (a run it only kept was there before, from elsewhere); not
+          // letters that two unrelated texts happen to share.
           const now = charsOf(receiver.text, this.created);
+          const run = Math.min(MIN_SHARED, kept);
           let shared = 0;
           let j = 0;
           for (const [op, str] of dmp.diff_main(removed.before, now.str, false)) {
             if (op === DiffMatchPatch.DIFF_DELETE) continue;
-            if (op === DiffMatchPatch.DIFF_EQUAL) for (let k = j; k < j + str.length; k++) if (now.fresh[k]) shared++;
+            if (op === DiffMatchPatch.DIFF_EQUAL && str.length >= run && now.fresh.slice(j, j + str.length).includes(true)) shared += str.length;
             j += str.length;
           }
           if (shared > bestShared) {
