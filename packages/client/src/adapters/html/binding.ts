@@ -103,11 +103,6 @@ const NORMALIZE_ORIGIN = Symbol('wave-html-normalize');
 /** Origin of putting back this user's typing that a peer's write deleted with its node (see `successor.ts`). */
 const RESCUE_ORIGIN = Symbol('wave-html-rescue');
 
-/**
- * How long this user's typing counts as recent enough to be put back when a peer's write deletes the node it is in
- * (ms): a keystroke's round trip and a peer's write, with room for a slow network. Older text the peer had seen.
- */
-const RESCUE_WINDOW_MS = 3_000;
 
 const OBSERVE: MutationObserverInit = {
   childList: true,
@@ -141,8 +136,6 @@ export class RichTextBinding implements EditorAdapter {
   private respelled = new WeakMap<Node, { key: string; seen: Set<string> }>();
   /** Where peers inserted text in the last RECENT_TYPING_MS (see `noteRemoteTyping`). */
   private recentTyping: Array<{ rel: Y.RelativePosition; at: number }> = [];
-  /** This user's writes in the last RESCUE_WINDOW_MS: when, and this client's clock before each (see `rescue`). */
-  private ownWrites: Array<{ at: number; clock: number }> = [];
   /** Blocks read from a top-level DOM node that has not changed since. */
   private cache = new WeakMap<Node, MElement[]>();
   /** Top-level nodes changed since the last flush (the root itself when its child list changed). */
@@ -312,7 +305,6 @@ export class RichTextBinding implements EditorAdapter {
     this.checked = new WeakMap();
     this.respelled = new WeakMap();
     this.recentTyping = [];
-    this.ownWrites = [];
     this.settled = new WeakMap();
   }
 
@@ -777,7 +769,6 @@ export class RichTextBinding implements EditorAdapter {
   }
 
   private readonly onBeforeTransaction = (tr: Y.Transaction): void => {
-    if (tr.origin === this) this.noteOwnWrite(tr);
     // A rescue runs inside `onDeep`, which sets the selection its patch restores.
     if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN || tr.origin === RESCUE_ORIGIN || !this.frag) return;
     if (this.observer) this.collect(this.observer.takeRecords());
@@ -795,8 +786,8 @@ export class RichTextBinding implements EditorAdapter {
     let structural = false;
     const changed = new Set<YNode>();
     if (!tr.local) this.noteRemoteTyping(events);
-    // A peer's write that deleted nodes (never this user's own undo: that is local).
-    const removal = tr.local ? null : Removal.of(events, tr, this.isOwnRecent);
+    // A peer's write that removed text (never this user's own undo: that is local).
+    const removal = tr.local ? null : Removal.of(events, tr, this.doc!.clientID);
     for (const ev of events) {
       if (ev.target === frag) structural = true;
       else {
@@ -866,27 +857,11 @@ export class RichTextBinding implements EditorAdapter {
     }
   };
 
-  private noteOwnWrite(tr: Y.Transaction): void {
-    const now = Date.now();
-    const doc = this.doc;
-    if (!doc) return;
-    this.ownWrites = this.ownWrites.filter((w) => now - w.at < RESCUE_WINDOW_MS);
-    this.ownWrites.push({ at: now, clock: tr.beforeState.get(doc.clientID) ?? 0 });
-  }
-
-  /** Whether an item ID is this user's, written in the last RESCUE_WINDOW_MS. */
-  private readonly isOwnRecent = (client: number, clock: number): boolean => {
-    const doc = this.doc;
-    if (!doc || client !== doc.clientID) return false;
-    const now = Date.now();
-    const first = this.ownWrites.find((w) => now - w.at < RESCUE_WINDOW_MS);
-    return first !== undefined && clock >= first.clock;
-  };
-
   /**
-   * After a peer's write deleted nodes: puts back this user's recent typing that went with them, into the texts that
-   * received their content (a transaction of its own, patched into the DOM by the `onDeep` it causes), and moves
-   * the selection saved in a deleted text to the same place in its receiver. Returns the selection to restore now;
+   * After a peer's write removed text (deleted nodes, or moved part of a text elsewhere): puts this user's typing
+   * that went with it, or stayed behind, into the texts that received it (a transaction of its own, patched
+   * into the DOM by the `onDeep` it causes), and moves the selection saved in removed text to the same place in its
+   * receiver. Returns the selection to restore now;
    * after a rescue that is null, and the rescue's patch restores it.
    */
   private rescue(removal: Removal, saved: Saved | null): Saved | null {
@@ -895,10 +870,9 @@ export class RichTextBinding implements EditorAdapter {
     if (removal.lostAny) doc.transact(() => (count = removal.rescue()), RESCUE_ORIGIN);
     if (count > 0) trace('rescue', () => `${count} units of own typing put back`);
     const relocate = (point: YPoint | null): YPoint | null => {
-      if (!point || !point.text._item?.deleted) return point;
-      const place = removal.locate(point.text, point.offset);
-      if (!place) return point;
-      trace('caret', () => `relocated from deleted ${tid(point.text)} at ${point.offset} to ${tid(place.text)} at ${place.index}`);
+      const place = point ? removal.locate(point.text, point.offset) : null;
+      if (!point || !place) return point;
+      trace('caret', () => `relocated from ${tid(point.text)} at ${point.offset} to ${tid(place.text)} at ${place.index}`);
       return { rel: Y.createRelativePositionFromTypeIndex(place.text, place.index, -1), path: [], offset: place.index, text: place.text };
     };
     const moved = saved ? { anchor: relocate(saved.anchor), focus: saved.focus === saved.anchor ? null : relocate(saved.focus) } : null;

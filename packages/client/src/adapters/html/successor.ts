@@ -7,11 +7,16 @@
  * integrates an insertion into a deleted parent as deleted, and deleting a type deletes its children (yjs
  * `src/structs/Item.js` `integrate`, `src/structs/ContentType.js` `delete`).
  *
- * `Removal` looks at one remote transaction. For each `Y.XmlText` it deleted it finds the receiver: the live text,
- * among those the transaction created or inserted characters into, that shares the most characters with it (a
- * character diff). It re-inserts into the receiver this user's own recent characters that the receiver lacks, with
- * their formatting, at the place the diff gives; and it maps offsets of the deleted text (the caret) into the receiver.
- * Only the author of lost characters re-inserts them, so no two peers rescue the same text.
+ * The same happens, without a deleted node, when such a write moves part of a text elsewhere (the tail of a paragraph
+ * into a new one, when a paste or an Enter splits it): the peer deletes the characters it knew, and what this user
+ * typed between them concurrently stays behind, cut off from the rest of its word.
+ *
+ * `Removal` looks at one remote transaction. For each `Y.XmlText` it deleted, or that lost characters around this
+ * user's typing, it finds the receiver: the live text, among those the transaction created or inserted
+ * characters into, that shares the most text with what was removed (a character diff). It puts this user's own
+ * characters that went with the removed text (or stayed behind) into the receiver, with their formatting, at
+ * the place the diff gives; and it maps offsets of the removed text (the caret) into the receiver. Only the author of
+ * the characters moves them, so no two peers rescue the same text.
  */
 import DiffMatchPatch from 'diff-match-patch';
 import * as Y from 'yjs';
@@ -38,15 +43,41 @@ const MIN_CONTEXT = 2;
 
 type Attrs = Record<string, unknown>;
 
-/** One `Y.XmlText` the transaction deleted, as it was before. */
+/**
+ * What the transaction removed from one `Y.XmlText`: all of it (the text was deleted), or the characters it deleted
+ * from a text still there together with this user's typing left stranded between them.
+ */
 interface Removed {
   text: Y.XmlText;
-  /** Its characters before the transaction (U+FFFC per embed). */
+  /** The removed characters, as before the transaction (U+FFFC per embed). */
   before: string;
-  /** Per UTF-16 unit of `before`: a character of this user's that the transaction deleted along with the node. */
+  /**
+   * Per UTF-16 unit of `before`: a character of this user's to put into the receiver (deleted with its node, or
+   * stranded).
+   */
   lost: boolean[];
   /** Per UTF-16 unit of `before`: its formatting attributes. */
   attrs: Attrs[];
+  /** Per UTF-16 unit of `before`: its item ID, for a stranded character (deleted from the text once moved). */
+  ids: Array<Y.ID | null>;
+  /**
+   * From an offset in the text as it was before the transaction to the offset in `before`; null where the text kept
+   * that place (nothing to relocate).
+   */
+  fromBefore: (offset: number) => number | null;
+  /** The text is still there (it lost part of its characters). */
+  alive: boolean;
+}
+
+/** One UTF-16 unit of a text as it was before the transaction. */
+interface Unit {
+  char: string;
+  attrs: Attrs;
+  id: Y.ID;
+  /** Deleted by the transaction. */
+  gone: boolean;
+  /** Written by this user (this client). */
+  own: boolean;
 }
 
 interface Receiver {
@@ -79,6 +110,24 @@ function charsOf(text: Y.XmlText, fresh: (item: Y.Item) => boolean): { str: stri
   return { str, fresh: flags };
 }
 
+/** Deletes the characters with item IDs `ids` from `text` (those still there). */
+function deleteUnits(text: Y.XmlText, ids: readonly Y.ID[]): void {
+  const wanted = new Set(ids.map((id) => `${id.client}:${id.clock}`));
+  const ranges: Array<[number, number]> = [];
+  let index = 0;
+  for (const item of items(text)) {
+    if (item.deleted || !item.countable) continue;
+    for (let k = 0; k < item.length; k++) {
+      if (!wanted.has(`${item.id.client}:${item.id.clock + k}`)) continue;
+      const last = ranges[ranges.length - 1];
+      if (last && last[0] + last[1] === index + k) last[1]++;
+      else ranges.push([index + k, 1]);
+    }
+    index += item.length;
+  }
+  for (let r = ranges.length - 1; r >= 0; r--) text.delete(ranges[r]![0], ranges[r]![1]);
+}
+
 /** Every `Y.XmlText` in the subtree of `type` (itself included). */
 function textsUnder(type: Y.AbstractType<unknown>, out: Y.XmlText[]): void {
   if (type instanceof Y.XmlText) {
@@ -96,38 +145,52 @@ export class Removal {
   private readonly created: (item: Y.Item) => boolean;
 
   /**
-   * Reads remote transaction `tr` (from `observeDeep`'s `events`). `isOwnRecent(client, clock)` says whether a
-   * character is this user's own recent typing (the only characters re-inserted). Null when it deleted no text.
+   * Reads remote transaction `tr` (from `observeDeep`'s `events`). Only characters of `ownClient` (this user's
+   * Yjs client ID) are ever moved: the peer had not seen them when they went with a node, or they would have been
+   * in its receiver (or deleted where the peer rewrote the place, which `rescue` leaves alone). Null when the
+   * transaction removed no text.
    */
   static of(
     events: ReadonlyArray<Y.YEvent<Y.AbstractType<unknown>>>,
     tr: Y.Transaction,
-    isOwnRecent: (client: number, clock: number) => boolean,
+    ownClient: number,
   ): Removal | null {
+    // Most remote transactions are keys typed: nothing to look at.
+    if (tr.deleteSet.clients.size === 0) return null;
     const deleted: Y.XmlText[] = [];
+    const trimmed: Y.XmlText[] = [];
     for (const ev of events) {
-      if (ev.target instanceof Y.XmlText) continue;
+      if (ev.target instanceof Y.XmlText) {
+        for (const item of items(ev.target)) {
+          if (item.countable && ev.deletes(item)) {
+            trimmed.push(ev.target);
+            break;
+          }
+        }
+        continue;
+      }
       for (const item of items(ev.target)) {
         if (item.content instanceof Y.ContentType && ev.deletes(item)) textsUnder(item.content.type, deleted);
       }
     }
-    if (deleted.length === 0) return null;
-    return new Removal(events, tr, deleted, isOwnRecent);
+    if (deleted.length === 0 && trimmed.length === 0) return null;
+    return new Removal(events, tr, deleted, trimmed, ownClient);
   }
 
   private constructor(
     events: ReadonlyArray<Y.YEvent<Y.AbstractType<unknown>>>,
     tr: Y.Transaction,
     deleted: readonly Y.XmlText[],
-    isOwnRecent: (client: number, clock: number) => boolean,
+    trimmed: readonly Y.XmlText[],
+    ownClient: number,
   ) {
     const createdBefore = (id: Y.ID) => id.clock < (tr.beforeState.get(id.client) ?? 0);
     this.created = (item) => !createdBefore(item.id);
     // Live before the transaction: existed, and not deleted or deleted by it.
     const liveBefore = (item: Y.Item) => createdBefore(item.id) && (!item.deleted || Y.isDeleted(tr.deleteSet, item.id));
-    for (const text of deleted) {
-      if (!text._item || !liveBefore(text._item)) continue;
-      const removed: Removed = { text, before: '', lost: [], attrs: [] };
+    /** A text's units as before the transaction. */
+    const unitsOf = (text: Y.XmlText): Unit[] => {
+      const units: Unit[] = [];
       let attrs: Attrs = {};
       for (const item of items(text)) {
         if (!liveBefore(item)) continue;
@@ -141,12 +204,66 @@ export class Removal {
         if (!item.countable) continue;
         const str = item.content instanceof Y.ContentString ? item.content.str : '\ufffc'.repeat(item.length);
         for (let k = 0; k < str.length; k++) {
-          removed.lost.push(item.content instanceof Y.ContentString && isOwnRecent(item.id.client, item.id.clock + k));
-          removed.attrs.push(attrs);
+          const id = Y.createID(item.id.client, item.id.clock + k);
+          const own = item.content instanceof Y.ContentString && id.client === ownClient;
+          units.push({ char: str[k]!, attrs, id, gone: item.deleted, own });
         }
-        removed.before += str;
       }
-      this.removed.push(removed);
+      return units;
+    };
+    for (const text of deleted) {
+      if (!text._item || !liveBefore(text._item)) continue;
+      const units = unitsOf(text);
+      this.removed.push({
+        text,
+        before: units.map((u) => u.char).join(''),
+        lost: units.map((u) => u.own),
+        attrs: units.map((u) => u.attrs),
+        ids: units.map(() => null),
+        fromBefore: (offset) => offset,
+        alive: false,
+      });
+    }
+    for (const text of trimmed) {
+      const units = unitsOf(text);
+      // A run of this user's typing still there, with removed characters right before and after it (or one side
+      // removed and the other the end of the text): its context moved away, or was deleted, around it.
+      const stranded = units.map(() => false);
+      for (let k = 0; k < units.length; ) {
+        if (!units[k]!.own || units[k]!.gone) {
+          k++;
+          continue;
+        }
+        let end = k + 1;
+        while (end < units.length && units[end]!.own && !units[end]!.gone) end++;
+        const left = k === 0 ? null : units[k - 1]!.gone;
+        const right = end === units.length ? null : units[end]!.gone;
+        if (left !== false && right !== false && (left || right)) for (let m = k; m < end; m++) stranded[m] = true;
+        k = end;
+      }
+      const kept = units.map((u, k) => u.gone || stranded[k]!);
+      // Too little removed to recognise where it went (a re-spelled space, a key's deletion).
+      if (kept.filter(Boolean).length - stranded.filter(Boolean).length < MIN_SHARED) continue;
+      const index: number[] = []; // offset in the text before → offset in `before`
+      let n = 0;
+      for (let k = 0; k <= units.length; k++) {
+        index.push(n);
+        if (k < units.length && kept[k]) n++;
+      }
+      const picked = units.filter((_, k) => kept[k]);
+      this.removed.push({
+        text,
+        before: picked.map((u) => u.char).join(''),
+        lost: units.flatMap((_, k) => (kept[k] ? [stranded[k]!] : [])),
+        attrs: picked.map((u) => u.attrs),
+        ids: units.flatMap((u, k) => (kept[k] ? [stranded[k] ? u.id : null] : [])),
+        // The caret follows the removed text when the character before it (at the start, after it) was removed.
+        fromBefore: (offset) => {
+          const k = offset > 0 ? offset - 1 : 0;
+          return k < units.length && kept[k] ? index[Math.min(offset, units.length)]! : null;
+        },
+        alive: true,
+      });
     }
     const seen = new Set<Y.XmlText>();
     const add = (text: Y.XmlText, created: boolean) => {
@@ -174,7 +291,7 @@ export class Removal {
     }
   }
 
-  /** Whether any of this user's characters went with a deleted text. */
+  /** Whether any of this user's characters went with a deleted text or were left stranded. */
   get lostAny(): boolean {
     return this.removed.some((r) => r.lost.includes(true));
   }
@@ -185,6 +302,7 @@ export class Removal {
    */
   rescue(): number {
     let count = 0;
+    const moved = new Map<Y.XmlText, Y.ID[]>();
     for (const removed of this.removed) {
       if (!removed.lost.includes(true)) continue;
       const receiver = this.receiverOf(removed);
@@ -219,6 +337,10 @@ export class Removal {
           let end = k + 1;
           while (end < i + str.length && removed.lost[end] && removed.attrs[end] === removed.attrs[k]) end++;
           receiver.text.insert(j, removed.before.slice(k, end), { ...removed.attrs[k] });
+          for (let m = k; m < end; m++) {
+            const id = removed.ids[m];
+            if (id) moved.set(removed.text, [...(moved.get(removed.text) ?? []), id]);
+          }
           j += end - k;
           count += end - k;
           k = end;
@@ -226,19 +348,23 @@ export class Removal {
         i += str.length;
       });
     }
+    // Stranded characters now in their receiver leave the place they were cut off in.
+    for (const [text, ids] of moved) deleteUnits(text, ids);
     return count;
   }
 
   /**
-   * Where offset `offset` of `text` (a text this transaction deleted; the offset as before the transaction) now is:
-   * the matching index in its receiver. Null when `text` was not deleted here or went nowhere recognisable.
+   * Where offset `offset` of `text` (the offset as before the transaction) now is, when the text there was removed:
+   * the matching index in its receiver. Null when the transaction left that place alone or its text went nowhere
+   * recognisable.
    */
   locate(text: Y.XmlText, offset: number): { text: Y.XmlText; index: number } | null {
     const removed = this.removed.find((r) => r.text === text);
-    const receiver = removed ? this.receiverOf(removed) : null;
-    if (!removed || !receiver) return null;
+    const at = removed ? removed.fromBefore(offset) : null;
+    const receiver = removed && at !== null ? this.receiverOf(removed) : null;
+    if (!removed || at === null || !receiver) return null;
     const diffs = dmp.diff_main(removed.before, plainOf(receiver.text), false);
-    return { text: receiver.text, index: dmp.diff_xIndex(diffs, Math.min(offset, removed.before.length)) };
+    return { text: receiver.text, index: dmp.diff_xIndex(diffs, Math.min(at, removed.before.length)) };
   }
 
   /**
@@ -256,6 +382,8 @@ export class Removal {
       } else {
         let bestShared = 0;
         for (const receiver of this.receivers) {
+          // A text keeps its own places (relative positions follow them); its removed text went elsewhere.
+          if (receiver.text === removed.text) continue;
           // Runs of text the transaction put there count (a run it only kept was there before, from elsewhere); not
           // letters that two unrelated texts happen to share.
           const now = charsOf(receiver.text, this.created);
