@@ -142,6 +142,19 @@ describe('typing into a node a peer re-created', () => {
     assert.equal(show(ann), show(bob.doc));
   });
 
+  it("leaves this user's own text before a split where it is (the fuzz: a split moved a whole head along)", () => {
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    load(ann, normalizeDocument([h('p', {}, t('x'))]));
+    sync(ann, bob.doc);
+    // Bob wrote the paragraph; Ann, who has seen all of it, splits its last word off into a new paragraph.
+    write(bob.doc, normalizeDocument([h('p', {}, t('bob141q bob175q bob142q bob143q'))]));
+    sync(ann, bob.doc);
+    write(ann, normalizeDocument([h('p', {}, t('bob141q bob175q bob142q ')), h('p', {}, t('bob143q'))]));
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), '<p>bob141q bob175q bob142q&nbsp;</p><p>bob143q</p>');
+  });
+
   it('leaves typing where it is when the text around it was deleted, not moved', () => {
     const ann = new Y.Doc();
     const bob = rescuing();

@@ -226,8 +226,10 @@ export class Removal {
     }
     for (const text of trimmed) {
       const units = unitsOf(text);
-      // A run of this user's typing still there, with removed characters right before and after it (or one side
-      // removed and the other the end of the text): its context moved away, or was deleted, around it.
+      // A run of this user's typing still there, with removed characters right before it and right after it (or the
+      // end of the text): the peer removed the text around it without knowing it (a split moves everything after its
+      // point, so a run the peer knew after the point would be gone too). A run after kept text stays: the peer may
+      // have split right after it.
       const stranded = units.map(() => false);
       for (let k = 0; k < units.length; ) {
         if (!units[k]!.own || units[k]!.gone) {
@@ -236,9 +238,9 @@ export class Removal {
         }
         let end = k + 1;
         while (end < units.length && units[end]!.own && !units[end]!.gone) end++;
-        const left = k === 0 ? null : units[k - 1]!.gone;
-        const right = end === units.length ? null : units[end]!.gone;
-        if (left !== false && right !== false && (left || right)) for (let m = k; m < end; m++) stranded[m] = true;
+        const left = k > 0 && units[k - 1]!.gone;
+        const right = end === units.length || units[end]!.gone;
+        if (left && right) for (let m = k; m < end; m++) stranded[m] = true;
         k = end;
       }
       const kept = units.map((u, k) => u.gone || stranded[k]!);
