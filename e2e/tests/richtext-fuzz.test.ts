@@ -2,7 +2,8 @@
 // contexts edit one document at the same time — typing at random places, deleting ranges, formatting, pasting up
 // to 1 KB of HTML, pressing Enter, undoing their own last edit — and must end with identical HTML that holds every
 // word typed and not deleted, exactly once.
-// The seed is printed; replay with WAVE_E2E_SEED (WAVE_FUZZ_OPS changes the 300 operations per context).
+// The seed is printed; replay with WAVE_E2E_SEED. CI runs 100 operations per context, `npm run test:long` 300
+// (WAVE_FUZZ_OPS sets any number).
 //
 // Ranges are deleted inside one paragraph (or a list item's own text, never into its nested list): a range across
 // paragraphs merges them, and an insertion made at the same time into the paragraph that disappears is lost (the
@@ -21,8 +22,15 @@ import { serverAndBrowser } from '../lib/suite.ts';
 import { splitAround } from '../lib/words.ts';
 import '../lib/page-globals.ts';
 
-/** Operations per context (one editor's run takes about 80 s on a two-core machine). */
-const OPS = Number(process.env.WAVE_FUZZ_OPS ?? 300);
+/**
+ * The full run: `npm run test:long` (WAVE_LONG=1) or WAVE_RICHTEXT_FUZZ=1, 300 operations per context (about 2.5 min
+ * per editor on a two-core machine, with the users' pauses). Every CI run does 100 per context (under a minute per
+ * editor), as the plain fuzz does.
+ */
+const FULL = process.env.WAVE_LONG === '1' || process.env.WAVE_RICHTEXT_FUZZ === '1';
+const CI_OPS = 100;
+/** Operations per context. */
+const OPS = Number(process.env.WAVE_FUZZ_OPS ?? (FULL ? 300 : CI_OPS));
 const TIMEOUT_MS = 900_000;
 /** Longer than the client's undo capture timeout (core/undo.ts, 500 ms): the next edit starts a new undo step. */
 const UNDO_PAUSE_MS = 600;
@@ -208,30 +216,26 @@ function randomHtml(rand: () => number, word: () => string): string {
 }
 
 /**
- * Gated: runs under `npm run test:long` (WAVE_LONG=1) or WAVE_RICHTEXT_FUZZ=1, not in every CI run. Session 7 campaign
- * (300 operations per context, after its fixes): every run converged on the same content (TinyMCE 7 of 7, Froala
- * 3 of 3; editors may keep their own spelling of a space, counted apart); broken words per run: TinyMCE 1, 0, 0, 1,
- * 0, 0, 1 (session 6: 2-10), Froala 1, 1, 0 (session 6: 0, 0, 0). Session 8, every run converged: TinyMCE 0, 1, 1
- * before undo joined the operations, 1, 3, 1, 1 with it; Froala 7 (one paste's words, not traced), 1, 0 with it.
- * Open, issue 3.
+ * Numbers (300 operations per context). Session 7, after its fixes: every run converged (TinyMCE 7 of 7, Froala 3 of
+ * 3; editors may keep their own spelling of a space, counted apart); broken words per run: TinyMCE 1, 0, 0, 1, 0, 0, 1
+ * (session 6: 2-10), Froala 1, 1, 0. Session 8, every run converged: TinyMCE 0, 1, 1 before undo joined the
+ * operations, 1, 3, 1, 1 with it; Froala 7 (one paste's words, not traced), 1, 0 with it. Session 9 (the binding puts
+ * back typing that a peer's write deleted with its node or left stranded, `successor.ts`): TinyMCE 0, 0, 0 and
+ * Froala 0, 1. One TinyMCE run diverged (an editor DOM held a bold the binding never saw) under an earlier version of
+ * that rule, which moved a whole paragraph head into a split-off tail (fixed, unit test in html-successor.test.ts);
+ * the divergence was not seen in the 5 runs since, but its link to that rule is not proven.
  */
-const FUZZ_ENABLED = process.env.WAVE_LONG === '1' || process.env.WAVE_RICHTEXT_FUZZ === '1';
-if (!FUZZ_ENABLED) console.warn('\n*** richtext-fuzz: SKIPPED outside WAVE_LONG=1 / WAVE_RICHTEXT_FUZZ=1 (see issue 3) ***\n');
-
 /** Word integrity not yet reached (issue 3): reported as a todo with the words and the binding's trace. */
 const WORDS_OPEN: Record<string, string> = {
-  // Seen in session 7's traces: a list normalisation of TinyMCE's moves a nested list into the item above (the
-  // binding writes the move as delete + insert, so a peer's keys in the moved list are lost), and an Enter at the
-  // start of a word a peer is still typing, with that peer's awareness caret a keystroke behind, copies the word's
-  // first letters into the new block (the rest follows the original node; session 8 counts where a peer inserted
-  // text in the last 1.5 s as a caret). Session 8 fixed a key press dropping the remote edit it had deferred.
-  tinymce: 'TinyMCE: 0-3 words per 300 operations in session 8: a block a peer re-creates (a split or a list move) loses keys typed in it meanwhile',
-  froala: 'Froala: 0-1 words (once a whole paste) per 300 operations in session 8: a node a peer\'s write deletes while someone types in it',
+  // Session 9: TinyMCE 0, 0, 0 and Froala 0, 1 broken words per 300 operations (the Froala word was typed early in
+  // the run and its trace was not attributed). Kept a todo until more runs are clean: a failing CI blocks every landing.
+  tinymce: 'TinyMCE: 0 words per 300 operations in 3 runs of session 9 (0-3 in session 8); kept open until more runs are clean',
+  froala: 'Froala: 0-1 words per 300 operations in session 9 (the one not traced); kept open until more runs are clean',
 };
 
 for (const driver of RICH_TEXT_DRIVERS) {
   describe(`randomized convergence over ${driver.name}`, () => {
-    it(`3 contexts × ${OPS} random operations end with identical HTML`, { timeout: TIMEOUT_MS, skip: FUZZ_ENABLED ? false : 'gated: WAVE_LONG=1 or WAVE_RICHTEXT_FUZZ=1 (issue 3)' }, async () => {
+    it(`3 contexts × ${OPS} random operations end with identical HTML`, { timeout: TIMEOUT_MS }, async () => {
       const label = `${driver.name}-fuzz`;
       const seed = testSeed(label);
       await withScene(browser, server, label, async (scene) => {
@@ -472,7 +476,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
     // space) were edits at all. The document now holds plain spaces and writes keep every unchanged character.
     // Session 7: a deletion merging two texts (or blocks) kept the more similar one, not the one a peer was typing
     // in; carets are now found at every depth of a block, and a node holding one is the one kept.
-    it('every word typed and not deleted survives intact, exactly once', { skip: FUZZ_ENABLED ? false : 'gated with the run above', todo: WORDS_OPEN[driver.name] ?? false }, () => {
+    it('every word typed and not deleted survives intact, exactly once', { todo: WORDS_OPEN[driver.name] ?? false }, () => {
       const result = integrity.get(driver.name);
       assert.ok(result, 'the fuzz run above completed');
       // Each missing word with what is left of it: where its pieces are in the text, and the operations naming it.
