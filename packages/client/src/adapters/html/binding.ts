@@ -17,6 +17,11 @@
  * relative position where it began (so remote edits that arrived meanwhile are kept), then the block is shown as
  * the document has it. When that text is not one splice of one run, the editor's version of the block wins.
  *
+ * Typing a peer's write took away: Yjs has no move, so a peer that restructures blocks (indents a list item, splits
+ * or merges paragraphs) deletes nodes and re-creates their text elsewhere. What this user typed there concurrently
+ * would stay in the deleted node, or behind in the old place; `successor.ts` finds where the text went, this
+ * binding puts its own characters there (never a peer's: only their author moves them) and moves the caret along.
+ *
  * Undo: the session's `LocalUndo` tracks this binding as origin; the editor's own undo/redo are routed to it, and
  * its transactions are patched into the DOM like remote ones.
  */
@@ -100,9 +105,11 @@ const RECENT_TYPING_MAX = 32;
 
 /** Origin of the one-time write-back of content the binding itself normalised (not an undoable user edit). */
 const NORMALIZE_ORIGIN = Symbol('wave-html-normalize');
-/** Origin of putting back this user's typing that a peer's write deleted with its node (see `successor.ts`). */
+/**
+ * Origin of putting back this user's typing that a peer's write deleted with its node, or left stranded when it moved
+ * the text around it (see `successor.ts`).
+ */
 const RESCUE_ORIGIN = Symbol('wave-html-rescue');
-
 
 const OBSERVE: MutationObserverInit = {
   childList: true,
@@ -861,8 +868,7 @@ export class RichTextBinding implements EditorAdapter {
    * After a peer's write removed text (deleted nodes, or moved part of a text elsewhere): puts this user's typing
    * that went with it, or stayed behind, into the texts that received it (a transaction of its own, patched
    * into the DOM by the `onDeep` it causes), and moves the selection saved in removed text to the same place in its
-   * receiver. Returns the selection to restore now;
-   * after a rescue that is null, and the rescue's patch restores it.
+   * receiver. Returns the selection to restore now; after a rescue that is null, and the rescue's patch restores it.
    */
   private rescue(removal: Removal, saved: Saved | null): Saved | null {
     const doc = this.doc!;

@@ -65,8 +65,6 @@ interface Removed {
    * that place (nothing to relocate).
    */
   fromBefore: (offset: number) => number | null;
-  /** The text is still there (it lost part of its characters). */
-  alive: boolean;
 }
 
 /** One UTF-16 unit of a text as it was before the transaction. */
@@ -161,12 +159,10 @@ export class Removal {
     const trimmed: Y.XmlText[] = [];
     for (const ev of events) {
       if (ev.target instanceof Y.XmlText) {
-        for (const item of items(ev.target)) {
-          if (item.countable && ev.deletes(item)) {
-            trimmed.push(ev.target);
-            break;
-          }
-        }
+        // Fewer characters removed than `MIN_SHARED` (a key's deletion) could not be recognised anywhere.
+        let removed = 0;
+        for (const item of items(ev.target)) if (item.countable && ev.deletes(item)) removed += item.length;
+        if (removed >= MIN_SHARED) trimmed.push(ev.target);
         continue;
       }
       for (const item of items(ev.target)) {
@@ -221,7 +217,6 @@ export class Removal {
         attrs: units.map((u) => u.attrs),
         ids: units.map(() => null),
         fromBefore: (offset) => offset,
-        alive: false,
       });
     }
     for (const text of trimmed) {
@@ -264,7 +259,6 @@ export class Removal {
           const k = offset > 0 ? offset - 1 : 0;
           return k < units.length && kept[k] ? index[Math.min(offset, units.length)]! : null;
         },
-        alive: true,
       });
     }
     const seen = new Set<Y.XmlText>();
