@@ -155,6 +155,21 @@ describe('typing into a node a peer re-created', () => {
     assert.equal(show(bob.doc), '<p>bob141q bob175q bob142q&nbsp;</p><p>bob143q</p>');
   });
 
+  it("leaves this user's text after a split where it is when the peer moved the part before it (CI, presence test)", () => {
+    // Ada wrote the paragraph; Bob typed a line at its start and pressed Enter. His write kept the paragraph's node for
+    // the longer part (Ada's text) and moved his own line into a new paragraph: Ada's text is not stranded.
+    const bob = new Y.Doc();
+    const ada = rescuing();
+    load(ada.doc, normalizeDocument([h('p', {}, t('r1z lorem ipsum dolor sit amet'))]));
+    sync(bob, ada.doc);
+    write(bob, normalizeDocument([h('p', {}, t('Bob writes abover1z lorem ipsum dolor sit amet'))]));
+    sync(bob, ada.doc);
+    write(bob, normalizeDocument([h('p', {}, t('Bob writes above')), h('p', {}, t('r1z lorem ipsum dolor sit amet'))]));
+    sync(bob, ada.doc);
+    assert.equal(show(ada.doc), '<p>Bob writes above</p><p>r1z lorem ipsum dolor sit amet</p>');
+    assert.deepEqual(ada.rescued, []);
+  });
+
   it('leaves typing where it is when the text around it was deleted, not moved', () => {
     const ann = new Y.Doc();
     const bob = rescuing();

@@ -221,10 +221,9 @@ export class Removal {
     }
     for (const text of trimmed) {
       const units = unitsOf(text);
-      // A run of this user's typing still there, with removed characters right before it and right after it (or the
-      // end of the text): the peer removed the text around it without knowing it (a split moves everything after its
-      // point, so a run the peer knew after the point would be gone too). A run after kept text stays: the peer may
-      // have split right after it.
+      // A run of this user's typing still there, with removed characters right before and right after it: the peer
+      // removed the text around it without knowing it (a range it knew would have been removed whole). A run at the
+      // edge of the text stays: a split may move either part, and the part it keeps can be this user's older text.
       const stranded = units.map(() => false);
       for (let k = 0; k < units.length; ) {
         if (!units[k]!.own || units[k]!.gone) {
@@ -234,7 +233,7 @@ export class Removal {
         let end = k + 1;
         while (end < units.length && units[end]!.own && !units[end]!.gone) end++;
         const left = k > 0 && units[k - 1]!.gone;
-        const right = end === units.length || units[end]!.gone;
+        const right = end < units.length && units[end]!.gone;
         if (left && right) for (let m = k; m < end; m++) stranded[m] = true;
         k = end;
       }
@@ -254,10 +253,11 @@ export class Removal {
         lost: units.flatMap((_, k) => (kept[k] ? [stranded[k]!] : [])),
         attrs: picked.map((u) => u.attrs),
         ids: units.flatMap((u, k) => (kept[k] ? [stranded[k] ? u.id : null] : [])),
-        // The caret follows the removed text when the character before it (at the start, after it) was removed.
+        // The caret follows the removed text when the text on both sides of it (at an edge, the one side) was removed.
         fromBefore: (offset) => {
-          const k = offset > 0 ? offset - 1 : 0;
-          return k < units.length && kept[k] ? index[Math.min(offset, units.length)]! : null;
+          const before = offset === 0 || kept[offset - 1] === true;
+          const after = offset >= units.length || kept[offset] === true;
+          return before && after && units.length > 0 ? index[Math.min(offset, units.length)]! : null;
         },
       });
     }
