@@ -9,7 +9,7 @@
  * share the file.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 /** Format byte of a sealed secret: 1 = AES-256-GCM, 12-byte IV, 16-byte tag. */
@@ -55,7 +55,9 @@ export function defaultSecretKeyFile(storeUrl: string): string {
 
 /**
  * Reads the master key file (64 hex characters or 44 base64 characters), creating it with 32 random bytes and mode
- * 0600 when it does not exist. Two processes creating it at once: the exclusive create lets one win, the other reads.
+ * 0600 when it does not exist. Two processes creating it at once: each writes a private temporary file and links it
+ * into place; `link` is atomic and fails with EEXIST for the loser, so nobody ever reads a half-written key (an
+ * exclusive create alone made the file visible empty, and a second server starting at the same time read it so).
  */
 export function loadSecretBox(file: string): SecretBox {
   const path = resolve(file);
@@ -65,11 +67,14 @@ export function loadSecretBox(file: string): SecretBox {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     mkdirSync(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(temporary, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
     try {
-      writeFileSync(path, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-      chmodSync(path, 0o600);
+      linkSync(temporary, path);
     } catch (createError) {
       if ((createError as NodeJS.ErrnoException).code !== 'EEXIST') throw createError;
+    } finally {
+      unlinkSync(temporary);
     }
     text = readFileSync(path, 'utf8');
   }
