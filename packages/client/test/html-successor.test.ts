@@ -24,19 +24,15 @@ const list = (...items: RawNode[][]) => normalizeDocument([h('ul', {}, ...items.
 /**
  * A doc whose remote transactions run the binding's rescue step. `rescued` collects how many units each rescue put back.
  */
-function rescuing(): { doc: Y.Doc; rescued: number[]; last: () => Removal | null } {
+function rescuing(): { doc: Y.Doc; rescued: number[] } {
   const doc = new Y.Doc();
   const rescued: number[] = [];
-  let last: Removal | null = null;
   frag(doc).observeDeep((events, tr) => {
     if (tr.local) return;
-    last = Removal.of(events, tr, doc.clientID);
-    if (last?.lostAny) {
-      const removal = last;
-      doc.transact(() => rescued.push(removal.rescue()), 'rescue');
-    }
+    const removal = Removal.of(events, tr, doc.clientID);
+    if (removal?.lostAny) doc.transact(() => rescued.push(removal.rescue()), 'rescue');
   });
-  return { doc, rescued, last: () => last };
+  return { doc, rescued };
 }
 
 describe('typing into a node a peer re-created', () => {

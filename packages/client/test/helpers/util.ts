@@ -1,7 +1,7 @@
 /**
  * Small helpers shared by the client's integration tests: waiting on conditions, seeded randomness, free ports,
- * percentiles. `until` and `freePort` are the same as the private copies in session-ws.test.ts (which was left alone
- * while it is being edited) and can replace them; `rng` differs from its copy by mixing the seed first.
+ * percentiles. `rng` differs from session-ws.test.ts's private copy by mixing the seed first (that test's seeds
+ * were chosen for its own generator).
  */
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';

@@ -5,12 +5,12 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { Session, type DocBinding, type SessionEvents, type SessionStatus } from '../../src/core/session.js';
 import type { SocketLike } from '../../src/core/socket.js';
 import { ServerProcess } from '../../../server/test/helpers/server-process.js';
+import { freePort, until } from '../helpers/util.js';
 
 /** A fake editor: a string, edited through `edit()`, kept equal to the shared `Y.Text` while bound. */
 class StringEditor implements DocBinding {
@@ -76,14 +76,6 @@ after(async () => {
   await server?.cleanup();
 });
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
 function connect(
   docId: string,
   initial: string,
@@ -112,14 +104,6 @@ function connect(
 }
 
 /** Resolves when `check()` holds; fails after `ms` with `what`. Polls every 20 ms (a condition, not a sleep). */
-async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 function rng(seed: number): () => number {
   let x = seed >>> 0 || 1;
   return () => {

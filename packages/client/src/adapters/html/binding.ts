@@ -87,6 +87,24 @@ interface YPoint {
   text: Y.XmlText;
 }
 
+/** A key press or IME composition in progress (see `HtmlBinding.composing`). */
+interface Composing {
+  /** The top-level DOM node it began in. */
+  top: Node | null;
+  /** That node's entry, as it was when it began (its `model` is the block before the typing). */
+  entry: Entry | null;
+  /** Where it began in the document. */
+  start: YPoint | null;
+  key: boolean;
+  /**
+   * Where its typing belongs after a peer's write moved the text it began in (`rescue`); `start.rel` still points
+   * into the old text.
+   */
+  moved: Y.RelativePosition | null;
+  /** `moved ?? start` as a text and an offset in it, just before the remote transaction being applied. */
+  before: { text: Y.XmlText; offset: number } | null;
+}
+
 interface Saved {
   anchor: YPoint | null;
   focus: YPoint | null;
@@ -153,7 +171,7 @@ export class RichTextBinding implements EditorAdapter {
    * patched and nothing is written until it ends. Editors keep state across the two events of a key press
    * (TinyMCE re-spells spaces at keyup from what it saw at keydown), so a remote patch in between would be undone.
    */
-  private composing: { top: Node | null; start: YPoint | null; key: boolean } | null = null;
+  private composing: Composing | null = null;
   private keyTimer: ReturnType<typeof setTimeout> | null = null;
   /** Top-level Y nodes changed remotely while their block was under composition. */
   private readonly deferred = new Set<YNode>();
@@ -783,8 +801,13 @@ export class RichTextBinding implements EditorAdapter {
     // and a stale flag would later make a key press's block lose the remote edit it defers (see `onDeep`).
     this.localPending = this.dirty.size > 0 && !this.composing;
     // During a key press or composition the caret's block is neither patched nor in step with the document:
-    // its selection is left exactly as the browser has it.
+    // its selection is left exactly as the browser has it. Where the typing began is kept, for `rescue`.
     this.saved = this.composing ? null : this.captureSelection();
+    const comp = this.composing;
+    if (comp?.start) {
+      const abs = Y.createAbsolutePositionFromRelativePosition(comp.moved ?? comp.start.rel, this.doc!);
+      comp.before = abs && abs.type instanceof Y.XmlText ? { text: abs.type, offset: abs.index } : null;
+    }
   };
 
   private readonly onDeep = (events: Array<Y.YEvent<Y.AbstractType<unknown>>>, tr: Y.Transaction): void => {
@@ -875,13 +898,20 @@ export class RichTextBinding implements EditorAdapter {
     let count = 0;
     if (removal.lostAny) doc.transact(() => (count = removal.rescue()), RESCUE_ORIGIN);
     if (count > 0) trace('rescue', () => `${count} units of own typing put back`);
-    const relocate = (point: YPoint | null): YPoint | null => {
-      const place = point ? removal.locate(point.text, point.offset) : null;
-      if (!point || !place) return point;
-      trace('caret', () => `relocated from ${tid(point.text)} at ${point.offset} to ${tid(place.text)} at ${place.index}`);
-      return { rel: Y.createRelativePositionFromTypeIndex(place.text, place.index, -1), path: [], offset: place.index, text: place.text };
+    const relocate = (text: Y.XmlText, offset: number): { rel: Y.RelativePosition; text: Y.XmlText; index: number } | null => {
+      const place = removal.locate(text, offset);
+      if (!place) return null;
+      trace('caret', () => `relocated from ${tid(text)} at ${offset} to ${tid(place.text)} at ${place.index}`);
+      return { rel: Y.createRelativePositionFromTypeIndex(place.text, place.index, -1), text: place.text, index: place.index };
     };
-    const moved = saved ? { anchor: relocate(saved.anchor), focus: saved.focus === saved.anchor ? null : relocate(saved.focus) } : null;
+    // A key held (or a composition) while its text moved: its typing is written at the new place when it ends.
+    const comp = this.composing;
+    if (comp?.before) comp.moved = relocate(comp.before.text, comp.before.offset)?.rel ?? comp.moved;
+    const point = (p: YPoint | null): YPoint | null => {
+      const to = p ? relocate(p.text, p.offset) : null;
+      return to ? { rel: to.rel, path: [], offset: to.index, text: to.text } : p;
+    };
+    const moved = saved ? { anchor: point(saved.anchor), focus: saved.focus === saved.anchor ? null : point(saved.focus) } : null;
     if (moved && saved && saved.focus === saved.anchor) moved.focus = moved.anchor;
     if (count === 0) return moved;
     this.saved = moved;
@@ -1020,13 +1050,27 @@ export class RichTextBinding implements EditorAdapter {
       const range = sel.getRangeAt(0);
       start = this.domToY(range.startContainer, range.startOffset);
     }
-    this.composing = { top, start, key };
+    const entry = top ? this.byDom.get(top) ?? null : null;
+    this.composing = { top, entry, start, key, moved: null, before: null };
   }
 
   private end(): void {
     const comp = this.composing;
     this.composing = null;
     if (!comp) return;
+    // Where the caret and the typing belong: where the key began, or where a peer's write moved that text.
+    const caret = comp.start ? { ...comp.start, rel: comp.moved ?? comp.start.rel } : null;
+    const began = comp.entry;
+    if (began && caret && comp.moved && this.byY.get(began.y) !== began) {
+      // The block it began in was deleted meanwhile (an indent, a merge) and its text went elsewhere: what was
+      // typed goes there too, and the editor's stale copy of the block leaves.
+      const now = readNodes(began.doms, this.root, this.dialect);
+      const into = this.mergeComposition(began, caret, now, true);
+      trace('key-end', () => `${tid(began.y)} gone: typing ${into ? `moved to ${tid(into)}` : 'not placed'}`);
+      for (const n of began.doms) n.parentNode?.removeChild(n);
+      const receiver = into ? this.byY.get(into) : undefined;
+      if (receiver?.doms.length === 1) this.showFromY(receiver, caret);
+    }
     const deferred = [...this.deferred];
     this.deferred.clear();
     for (const y of deferred) {
@@ -1038,9 +1082,13 @@ export class RichTextBinding implements EditorAdapter {
       const now = readNodes(entry.doms, this.root, this.dialect);
       const untouched = now.length === 1 && keyOf(now[0]!) === entry.key;
       trace('key-end', () => `${tid(y)} ${untouched ? 'untouched' : `now ${now.map((b) => keyOf(b)).join('')}`}`);
-      // The block changed remotely meanwhile: show the document's version, with what was typed placed into it.
-      if (untouched || (comp.start && this.mergeComposition(entry, comp.start, now))) {
-        this.showFromY(entry, comp.start);
+      // The block changed remotely meanwhile: show the document's version, with what was typed placed into it
+      // (into the block a peer moved its text to, shown too).
+      const into = untouched ? y : caret ? this.mergeComposition(entry, caret, now, comp.moved !== null) : null;
+      if (into) {
+        const receiver = into === y ? undefined : this.byY.get(into);
+        if (receiver?.doms.length === 1 && !this.deferred.has(into)) this.showFromY(receiver, null);
+        this.showFromY(entry, caret);
         continue;
       }
       // Could not place the local change exactly: the block is written as the editor shows it.
@@ -1076,25 +1124,27 @@ export class RichTextBinding implements EditorAdapter {
 
   /**
    * Writes what was typed or composed in `entry`'s block (the difference between its model before and `now`) at
-   * the relative position where it began, so that remote edits that arrived meanwhile are kept. Afterwards
-   * `start.rel` is where the caret belongs. False when the change is not one splice of one text.
+   * the relative position `start.rel`, so that remote edits that arrived meanwhile are kept. `start.path` and
+   * `start.offset` are where it began in that model. `moved`: `start.rel` may be in another block, where a peer's
+   * write moved the text (`rescue`). Afterwards `start.rel` is where the caret belongs. Returns the top-level node
+   * written into; null when the change is not one splice of one text.
    */
-  private mergeComposition(entry: Entry, start: YPoint, now: MElement[]): boolean {
+  private mergeComposition(entry: Entry, start: YPoint, now: MElement[], moved: boolean): YNode | null {
     const doc = this.doc;
     const before = entry.model;
-    if (!doc || !before || now.length !== 1) return false;
+    if (!doc || !before || now.length !== 1) return null;
     const oldTexts = textsOf([before]);
     const newTexts = textsOf(now);
-    if (oldTexts.length !== newTexts.length) return false;
+    if (oldTexts.length !== newTexts.length) return null;
     let changedAt = -1;
     for (let k = 0; k < oldTexts.length; k++) {
       if (keyOf(oldTexts[k]!.text) === keyOf(newTexts[k]!.text)) continue;
-      if (changedAt >= 0) return false;
+      if (changedAt >= 0) return null;
       changedAt = k;
     }
-    if (changedAt < 0) return false;
+    if (changedAt < 0) return null;
     const path = oldTexts[changedAt]!.path;
-    if (path.join() !== start.path.join()) return false;
+    if (path.join() !== start.path.join()) return null;
     const a = plainText(oldTexts[changedAt]!.text);
     const b = plainText(newTexts[changedAt]!.text);
     const splice = diffAtCursor(a, b, start.offset + Math.max(0, b.length - a.length));
@@ -1102,17 +1152,17 @@ export class RichTextBinding implements EditorAdapter {
     // block (a list item inserted above, in the same list) may have moved it to another index meanwhile.
     const abs = Y.createAbsolutePositionFromRelativePosition(start.rel, doc);
     const place = abs ? this.placeOfY(abs.type) : null;
-    if (!abs || !place || place.top !== entry.y) return false;
+    if (!abs || !place || (place.top !== entry.y && !moved)) return null;
     const ytext = abs.type as Y.XmlText;
     const at = abs.index + (splice.index - start.offset);
-    if (at < 0 || at + splice.remove > ytext.length) return false;
+    if (at < 0 || at + splice.remove > ytext.length) return null;
     const marks = marksAt(newTexts[changedAt]!.text.ops, splice.index);
     doc.transact(() => {
       if (splice.remove > 0) ytext.delete(at, splice.remove);
       if (splice.insert) ytext.insert(at, splice.insert, marks);
     }, this);
     start.rel = Y.createRelativePositionFromTypeIndex(ytext, at + splice.insert.length, -1);
-    return true;
+    return place.top;
   }
 }
 
