@@ -192,11 +192,12 @@ for (const driver of RICH_TEXT_DRIVERS) {
       });
     });
 
-    // Known gap, kept visible: when a peer's split arrives before the awareness update that carries this user's new
-    // caret (published every 50 ms), the split can move the text under the caret into another paragraph and the
-    // user's next keys land at the end of the peer's line ("bob0x727 too" + "nn0x415 writes above", the "a" left
-    // behind). Every character survives (asserted above); the lines are not whole.
-    it('…and every typed line stays whole, once, above the untouched paragraphs', { todo: 'a split racing a peer\'s keystrokes can carry the text under their caret into another paragraph' }, () => {
+    // A known gap until session 10: when a peer's split arrived before the awareness update that carries this
+    // user's new caret (published every 50 ms), the split could move the text under the caret into another
+    // paragraph, and the user's next keys landed at the end of the peer's line ("bob0x727 too" + "nn0x415 writes
+    // above", the "a" left behind). The rescue (successor.ts) now moves the stranded typing and the caret, and a key
+    // held during the split follows the text: 30 rounds per editor whole in session 10.
+    it('…and every typed line stays whole, once, above the untouched paragraphs', () => {
       assert.ok(enterRace, 'the race above completed');
       const { seed, typed, text } = enterRace;
       assert.deepEqual(text.split('\n').sort(), [...typed, 'target lorem ipsum dolor', 'second paragraph'].sort(), `every line once, none split or doubled (seed ${seed}): ${JSON.stringify(text)}`);
