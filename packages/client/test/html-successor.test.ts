@@ -104,6 +104,20 @@ describe('typing into a node a peer re-created', () => {
     assert.deepEqual(bob.rescued, [0]);
   });
 
+  it('white space the same write put elsewhere does not make a receiver (the fuzz: an undo put "3" into "ann1q")', () => {
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    load(ann, normalizeDocument([h('p', {}, t('seed ann1q')), h('p', {}, t('xyz'))]));
+    sync(ann, bob.doc);
+    write(bob.doc, normalizeDocument([h('p', {}, t('seed ann1q')), h('p', {}, t('xyz ann31q'))]));
+    sync(ann, bob.doc);
+    // Ann has seen Bob's word; her write deletes its paragraph and puts a space before "ann1q".
+    write(ann, normalizeDocument([h('p', {}, t('seed  ann1q'))]));
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), '<p>seed &nbsp;ann1q</p>');
+    assert.deepEqual(bob.rescued, [0]);
+  });
+
   it('brings nothing back when the peer had seen the typing and replaced the document (forceSync)', () => {
     const ann = new Y.Doc();
     const bob = rescuing();

@@ -381,14 +381,16 @@ export class Removal {
           // A text keeps its own places (relative positions follow them); its removed text went elsewhere.
           if (receiver.text === removed.text) continue;
           // Runs of text the transaction put there count (a run it only kept was there before, from elsewhere); not
-          // letters that two unrelated texts happen to share.
+          // letters that two unrelated texts happen to share. What it put there must be more than white space: a
+          // peer's undo that deleted a pasted list put one space back before "ann1q" in another paragraph, which then
+          // looked like the receiver of an "ann31q" typed in the list (the fuzz; "3" was put into "ann1q").
           const now = charsOf(receiver.text, this.created);
           const run = Math.min(MIN_SHARED, kept);
           let shared = 0;
           let j = 0;
           for (const [op, str] of dmp.diff_main(removed.before, now.str, false)) {
             if (op === DiffMatchPatch.DIFF_DELETE) continue;
-            if (op === DiffMatchPatch.DIFF_EQUAL && str.length >= run && now.fresh.slice(j, j + str.length).includes(true)) shared += str.length;
+            if (op === DiffMatchPatch.DIFF_EQUAL && str.length >= run && [...str].some((c, k) => now.fresh[j + k] && /\S/.test(c))) shared += str.length;
             j += str.length;
           }
           if (shared > bestShared) {
