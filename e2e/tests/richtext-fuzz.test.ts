@@ -181,8 +181,12 @@ const integrity = new Map<string, { seed: number; missing: string[]; doubled: st
 
 /** The shape of every word the fuzz types (the seed lines' and each user's numbered words). */
 const WORD = /(?:ann|bob|cid)\d+q|seed\dw\d/;
-/** HTML with every space spelled plainly: U+00A0 and a space are the same content (normalize.ts `cleanText`). */
-const spacesAsSpaces = (html: string) => html.replace(/&nbsp;|\u00a0/g, ' ');
+/**
+ * HTML in the editors' common spelling: every space plain (U+00A0 and a space are the same content, normalize.ts
+ * `cleanText`), and a list item's empty line before its nested list without the `<br>` an editor keeps there to
+ * make that line reachable (read as nothing: the same document; seen once in Froala, session 10).
+ */
+const spacesAsSpaces = (html: string) => html.replace(/&nbsp;|\u00a0/g, ' ').replace(/<li><br>(?=<[uo]l>)/g, '<li>');
 
 /** The items of `before` that `after` no longer holds (as many times as they were lost). */
 function lost(before: string[], after: string[]): string[] {
@@ -224,15 +228,18 @@ function randomHtml(rand: () => number, word: () => string): string {
  * Froala 0, 1, 2, 0 (3 of those 3 words were among the first words typed in the run: "bob5q", "bob0q", "cid0q").
  * One TinyMCE run diverged (an editor DOM held a bold the binding never saw) under an earlier version of that rule,
  * which moved a whole paragraph head into a split-off tail (fixed, unit test in html-successor.test.ts); the
- * divergence was not seen in the 9 runs since, but its link to that rule is not proven.
+ * divergence was not seen in the 9 runs since, but its link to that rule is not proven. Session 10: Froala's broken
+ * words were a key held while a peer's write moved its text (the key's character went to the old place; fixed in
+ * binding.ts `end`) and a false receiver (fixed in successor.ts). With both fixes: TinyMCE 0, 0, 1; Froala 0, 0, 1,
+ * and one Froala run whose editors differed only by a `<br>` Froala kept in an empty list line (`spacesAsSpaces`).
+ * The two words left: "cid14q" (TinyMCE: the caret stayed in the old paragraph after a rescue moved the stranded
+ * "d1" on; the next keys went there) and "cid109q" (Froala: a paste split a list item at "cid10|9q" and "9q" stayed
+ * behind; not rescued, not reproduced in a unit test yet).
  */
 /** Word integrity not yet reached (issue 3): reported as a todo with the words and the binding's trace. */
 const WORDS_OPEN: Record<string, string> = {
-  // Session 9: TinyMCE 0 in 5 runs, Froala 0, 1, 2, 0 broken words per 300 operations (Froala's were among the
-  // first words the users typed, not yet traced). Kept a todo until more runs are clean: a failing CI blocks every
-  // landing.
-  tinymce: 'TinyMCE: 0 words per 300 operations in 5 runs of session 9 (0-3 in session 8); kept open until more runs are clean',
-  froala: "Froala: 0-2 words per 300 operations in session 9, all among a run's first words (not yet traced); kept open",
+  tinymce: 'TinyMCE: 0-1 broken words per 300 operations in session 10 (1 in 3 runs); kept open until runs are clean',
+  froala: 'Froala: 0-1 broken words per 300 operations in session 10 (1 in 3 runs); kept open until runs are clean',
 };
 
 for (const driver of RICH_TEXT_DRIVERS) {
@@ -345,7 +352,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
           // binding re-rendered a block keeps it (binding.ts, `respelled`: never a loop). Counted, not failed.
           const exact = await Promise.all(peers.map((p) => (p.driver as typeof driver).html(p.page)));
           const respelled = exact.filter((h) => h !== exact[0]).length;
-          if (respelled > 0) console.log(`${label}: ${respelled} editor(s) spell some spaces differently (U+00A0 / space), same content`);
+          if (respelled > 0) console.log(`${label}: ${respelled} editor(s) spell some spaces (U+00A0 / space) or an empty list line (<br>) differently, same content`);
         } catch (err) {
           const all = (await Promise.all(peers.map((p) => (p.driver as typeof driver).html(p.page)))).map(spacesAsSpaces);
           let at = 0;
