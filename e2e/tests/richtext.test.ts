@@ -196,7 +196,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
     // user's new caret (published every 50 ms), the split could move the text under the caret into another
     // paragraph, and the user's next keys landed at the end of the peer's line ("bob0x727 too" + "nn0x415 writes
     // above", the "a" left behind). The rescue (successor.ts) now moves the stranded typing and the caret, and a key
-    // held during the split follows the text: 30 rounds per editor whole in session 10.
+    // held during the split follows the text: 55 rounds per editor whole in session 10.
     it('…and every typed line stays whole, once, above the untouched paragraphs', () => {
       assert.ok(enterRace, 'the race above completed');
       const { seed, typed, text } = enterRace;

@@ -1087,7 +1087,7 @@ export class RichTextBinding implements EditorAdapter {
       const into = untouched ? y : caret ? this.mergeComposition(entry, caret, now, comp.moved !== null) : null;
       if (into) {
         const receiver = into === y ? undefined : this.byY.get(into);
-        if (receiver?.doms.length === 1 && !this.deferred.has(into)) this.showFromY(receiver, null);
+        if (receiver?.doms.length === 1) this.showFromY(receiver, null);
         this.showFromY(entry, caret);
         continue;
       }

@@ -333,10 +333,8 @@ export class Removal {
           let end = k + 1;
           while (end < i + str.length && removed.lost[end] && removed.attrs[end] === removed.attrs[k]) end++;
           receiver.text.insert(j, removed.before.slice(k, end), { ...removed.attrs[k] });
-          for (let m = k; m < end; m++) {
-            const id = removed.ids[m];
-            if (id) moved.set(removed.text, [...(moved.get(removed.text) ?? []), id]);
-          }
+          const ids = removed.ids.slice(k, end).filter((id): id is Y.ID => id !== null);
+          if (ids.length > 0) moved.set(removed.text, [...(moved.get(removed.text) ?? []), ...ids]);
           j += end - k;
           count += end - k;
           k = end;
