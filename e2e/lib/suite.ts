@@ -21,3 +21,18 @@ export function serverAndBrowser(use: (server: WaveServer, browser: Browser) => 
     await server?.stop();
   });
 }
+
+/**
+ * Whether this run includes the randomized fuzz files (`fuzz.test.ts`, `richtext-fuzz.test.ts`): with `WAVE_LONG=1`
+ * (`npm run test:long`) or `WAVE_FUZZ=1`. Outside them the fuzz is skipped, loudly: a random run (a new seed and new
+ * page timing every time) is not a deterministic check, and `npm test` is what CI runs.
+ */
+export const FUZZ_ENABLED = process.env.WAVE_LONG === '1' || process.env.WAVE_FUZZ === '1';
+
+/** The skip reason for a fuzz suite outside `FUZZ_ENABLED`, printed once per file; `false` when it runs. */
+export function fuzzSkip(file: string): string | false {
+  if (FUZZ_ENABLED) return false;
+  const reason = `randomized fuzz: runs in \`npm run test:long\` or with WAVE_FUZZ=1, not in \`npm test\``;
+  console.warn(`\n*** ${file}: SKIPPED: ${reason} ***\n`);
+  return reason;
+}

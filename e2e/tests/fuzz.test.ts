@@ -5,7 +5,7 @@
 // is not trivial, and every word that was typed or pasted and not removed by someone is there, exactly once.
 //
 // The seed is printed; `WAVE_E2E_SEED=<seed>` replays the same choices (timing still varies: the pages run
-// concurrently). `WAVE_FUZZ_OPS` sets the operations per user (default: 300 with WAVE_LONG=1, else CI_FUZZ_OPS).
+// concurrently). `WAVE_FUZZ_OPS` sets the operations per user (default: 300 with WAVE_LONG=1, else SHORT_FUZZ_OPS).
 // A failure prints the seed, each user's last operations and what was recorded about the missing word. A seed that
 // failed becomes a named regression case in REGRESSION_SEEDS.
 //
@@ -38,19 +38,19 @@ import { withScene, type Peer } from '../lib/browser.ts';
 import { codemirrorContract, quillContract, textareaContract, type ContractDriver } from '../lib/drivers.ts';
 import type { WaveServer } from '../lib/server.ts';
 import { freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
-import { serverAndBrowser } from '../lib/suite.ts';
+import { FUZZ_ENABLED, fuzzSkip, serverAndBrowser } from '../lib/suite.ts';
 import { splitAround } from '../lib/words.ts';
 import '../lib/page-globals.ts';
 
 /**
  * Operations per user in the default run: 3 × 300 per editor take 1–2 minutes per editor on this 2-core machine
- * (Chromium, three pages and the server share it), so CI runs 100 each (~1.5 min for all three editors) and
- * WAVE_LONG=1 (`npm run test:long`) runs the full 300.
+ * (Chromium, three pages and the server share it), so WAVE_FUZZ=1 runs 100 each (~1.5 min for all three editors)
+ * and WAVE_LONG=1 (`npm run test:long`) the full 300. `npm test` (CI) skips the fuzz: see FUZZ_ENABLED.
  */
-const CI_FUZZ_OPS = 100;
-const FUZZ_OPS = Number(process.env.WAVE_FUZZ_OPS ?? (process.env.WAVE_LONG ? 300 : CI_FUZZ_OPS));
+const SHORT_FUZZ_OPS = 100;
+const FUZZ_OPS = Number(process.env.WAVE_FUZZ_OPS ?? (process.env.WAVE_LONG === '1' ? 300 : SHORT_FUZZ_OPS));
 const USERS = ['Ann', 'Bob', 'Cid'] as const;
-/** Generous (see CI_FUZZ_OPS); the bound only stops a hung run. */
+/** Generous (see SHORT_FUZZ_OPS); the bound only stops a hung run. */
 const TEST_TIMEOUT_MS = FUZZ_OPS * 2_000;
 const CONVERGE_MS = 30_000;
 /** A word's first letters (user letter + 3-letter serial) identify it: a piece starting with them is that word. */
@@ -90,7 +90,7 @@ const EDITORS: readonly FuzzEditor[] = [
 let server: WaveServer;
 let browser: Browser;
 
-serverAndBrowser((s, b) => {
+if (FUZZ_ENABLED) serverAndBrowser((s, b) => {
   server = s;
   browser = b;
 });
@@ -598,10 +598,11 @@ function opLogs(runs: UserRun[], words: readonly string[] = []): string {
  */
 const KNOWN_BROKEN: Record<string, string> = {};
 
+const notThisRun = fuzzSkip('fuzz.test.ts');
 for (const editor of EDITORS) {
-  const broken = process.env.WAVE_LONG === '1' ? undefined : KNOWN_BROKEN[editor.kind];
+  const broken = FUZZ_ENABLED && process.env.WAVE_LONG !== '1' ? KNOWN_BROKEN[editor.kind] : undefined;
   if (broken) console.warn(`\n*** fuzz over ${editor.kind}: SKIPPED: ${broken} ***\n`);
-  describe(`randomized convergence over ${editor.kind}`, { skip: broken ?? false }, () => {
+  describe(`randomized convergence over ${editor.kind}`, { skip: notThisRun || (broken ?? false) }, () => {
     it(`${USERS.length} users × ${FUZZ_OPS} random operations converge and keep every word`, { timeout: TEST_TIMEOUT_MS }, async () => {
       const label = `fuzz-${editor.kind}`;
       await fuzz(editor, label, testSeed(label));

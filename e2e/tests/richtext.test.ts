@@ -2,12 +2,12 @@
 // the real editors, client and server: concurrent typing, formatting, hostile HTML (RELIABILITY S6), IME (R11),
 // undo of one's own edits only, and Froala's "Powered by" paragraph kept out of the document.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import { withScene, type Peer, type Scene } from '../lib/browser.ts';
+import { SHOTS_DIR, withScene, type Peer, type Scene } from '../lib/browser.ts';
 import { RICH_TEXT_DRIVERS, type RichTextDriver } from '../lib/richtext-drivers.ts';
 import { caretAt, command, convergedHtml, IMAGE_URL, rt, selectWord } from '../lib/richtext.ts';
 import { startServer, type WaveServer } from '../lib/server.ts';
@@ -28,7 +28,18 @@ serverAndBrowser((s, b) => {
 });
 
 async function open(scene: Scene, name: string, driver: RichTextDriver, doc: string, text?: string): Promise<Peer> {
-  return scene.open(name, driver, text === undefined ? { doc } : { doc, text });
+  const initScript = 'window.__waveHtmlTrace = [];';
+  return scene.open(name, driver, text === undefined ? { doc, initScript } : { doc, text, initScript });
+}
+
+/** Writes each peer's rich-text binding trace to SHOTS_DIR (for a failure's diagnosis); returns where. */
+async function dumpTraces(label: string, peers: readonly Peer[]): Promise<string> {
+  mkdirSync(SHOTS_DIR, { recursive: true });
+  for (const p of peers) {
+    const trace = await p.page.evaluate(() => ((window as unknown as { __waveHtmlTrace?: string[] }).__waveHtmlTrace ?? []).join('\n')).catch((e: Error) => e.message);
+    writeFileSync(`${SHOTS_DIR}/trace-${label}-${p.name}.txt`, trace);
+  }
+  return `${SHOTS_DIR}/trace-${label}-*.txt`;
 }
 
 /**
@@ -179,7 +190,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
               const [htmlA, htmlB, textA] = await Promise.all([driver.html(ann.page), driver.html(bob.page), driver.text(ann.page)]);
               return htmlA === htmlB && sortedChars(textA) === expected;
             },
-            { timeoutMs: 15_000, message: async () => `identical HTML holding every typed character once (seed ${seed}); Ann ${JSON.stringify(await driver.text(ann.page))}, Bob ${JSON.stringify(await driver.text(bob.page))}` },
+            { timeoutMs: 15_000, message: async () => `identical HTML holding every typed character once (seed ${seed}); Ann ${JSON.stringify(await driver.text(ann.page))}, Bob ${JSON.stringify(await driver.text(bob.page))}; traces: ${await dumpTraces(`${driver.name}-enter-race`, [ann, bob])}` },
           );
         }
         const text = await driver.text(ann.page);
