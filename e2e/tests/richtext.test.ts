@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { SHOTS_DIR, withScene, type Peer, type Scene } from '../lib/browser.ts';
 import { RICH_TEXT_DRIVERS, type RichTextDriver } from '../lib/richtext-drivers.ts';
+import { drawn, near, until, wordBox, type PresenceKind } from '../lib/presence.ts';
 import { caretAt, command, convergedHtml, IMAGE_URL, rt, selectWord } from '../lib/richtext.ts';
 import { startServer, type WaveServer } from '../lib/server.ts';
 import { freePort, freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
@@ -468,6 +469,38 @@ for (const driver of RICH_TEXT_DRIVERS) {
         await driver.type(bob.page, 'd!');
         const html = await convergedHtml([ann, bob], (h) => nested(h, 'hello world!'));
         assert.equal(html.split('hello').length, 2, `one item: ${html}`);
+      });
+    });
+
+    // Session 11, from the Enter race's CI failure ("ann2x608" doubled): while a key is held its character is in the
+    // editor but not yet in the document, and the caret was published from the DOM offset as it was, one key
+    // further into the document's text. A peer pairing a split by carets then took Ann's typing for the part it
+    // copies away. Typing over a selection makes the published caret tell: before the fix it was after the "a".
+    it("the caret published while a key is held is where the key's text goes in the document", { timeout: TIMEOUT_MS }, async () => {
+      await withPair(`${driver.name}-rt-held-key-caret`, driver, 'ann target text', async (ann, bob) => {
+        await convergedHtml([ann, bob], (h) => h.includes('target text'));
+        await selectWord(ann.page, 'ann');
+        await until("Bob draws Ann's selection", () => drawn(bob.page, 'Ann'), (d) => d.selection.length > 0);
+        // Where Ann's X goes, measured on Bob's page: before the space that precedes "target" (Froala deletes the
+        // selection at keydown, and Bob may see " target text" by then).
+        const [ann0, target0] = [await wordBox(bob.page, driver.name as PresenceKind, 'ann'), await wordBox(bob.page, driver.name as PresenceKind, 'target')];
+        assert.ok(ann0 && target0, 'both words drawn');
+        const space = target0.left - ann0.right;
+        await ann.page.keyboard.down('X');
+        // Ann's caret is published as collapsed only after the key replaced the selection (the key is still down).
+        const kind = driver.name as PresenceKind;
+        const seen = await until("Bob draws Ann's caret, collapsed", () => drawn(bob.page, 'Ann'), (d) => d.caret !== null && d.selection.length === 0);
+        const target = await wordBox(bob.page, kind, 'target');
+        const x = (seen.caret!.left + seen.caret!.right) / 2;
+        const expected = target!.left - space;
+        assert.ok(near(x, expected, 1.5), `Ann's caret where her X goes (x ${expected}), not one key further: x ${x} (a space is ${space} px); Bob shows ${await driver.html(bob.page)}`);
+        await ann.page.keyboard.up('X');
+        await convergedHtml([ann, bob], (h) => h.includes('X target text'));
+        await until(
+          "Bob draws Ann's caret after her X",
+          async () => ({ d: await drawn(bob.page, 'Ann'), w: await wordBox(bob.page, kind, 'X') }),
+          ({ d, w }) => d.caret !== null && w !== null && near((d.caret.left + d.caret.right) / 2, w.right),
+        );
       });
     });
 

@@ -6,7 +6,7 @@ import * as Y from 'yjs';
 import { safeUrl, sanitizeStyle } from '../src/adapters/html/schema.ts';
 import { normalize, normalizeDocument, type RawNode } from '../src/adapters/html/normalize.ts';
 import { toHtml, type MElement } from '../src/adapters/html/model.ts';
-import { documentOfY, buildY, HTML_TYPE, syncChildren } from '../src/adapters/html/ydoc.ts';
+import { documentOfY, buildY, HTML_TYPE, offsetInDocument, plainOfY, syncChildren } from '../src/adapters/html/ydoc.ts';
 
 const t = (text: string): RawNode => ({ t: 'text', text });
 const h = (name: string, attrs: Record<string, string> = {}, ...children: RawNode[]): RawNode => ({ t: 'el', name, attrs, children });
@@ -160,6 +160,24 @@ describe('Yjs mapping and diff', () => {
       const index = frag.toArray().indexOf(before);
       assert.equal(index === 0 ? 'ann' : index === 1 ? 'target text' : 'moved', kept, `caret at ${JSON.stringify(held)}`);
     }
+  });
+
+  it('a caret is published at its place in the document, not one unwritten key further (the Enter race, CI)', () => {
+    // Ann holds "8" after "ann2x60": her editor shows it, the document does not have it yet. From the DOM offset (8)
+    // as it is, the published caret was after the "t" of "target", in the part a peer's Enter split off.
+    assert.equal(offsetInDocument('ann2x608target', 'ann2x60target', 8), 7);
+    // A peer's edit not patched in yet (the block waits for the held key): the caret keeps its side of it.
+    assert.equal(offsetInDocument('ann|target', 'annbob|target', 3), 3);
+    assert.equal(offsetInDocument('ann|target', 'annbob|target', 4), 7);
+    // Inside a differing run: its start. Equal texts: the same offset.
+    assert.equal(offsetInDocument('abXYZcd', 'abQcd', 3), 2);
+    for (const at of [0, 3, 6]) assert.equal(offsetInDocument('target', 'target', at), at);
+    const doc = new Y.Doc();
+    const text = doc.get('t', Y.XmlText) as Y.XmlText;
+    text.insert(0, 'a');
+    text.insertEmbed(1, { img: { src: 'x.png' } });
+    text.insert(2, 'b', { b: {} });
+    assert.equal(plainOfY(text), 'a\ufffcb');
   });
 
   it('two users splitting one paragraph at once, each away from the other, copy no text twice', () => {

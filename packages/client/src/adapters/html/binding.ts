@@ -37,10 +37,10 @@ import type { PresenceHost } from '../../presence/types.js';
 import { domHtml, isBlockNode, isElement, isText, morph, readNodes, renderDom, type EditorDialect } from './dom.js';
 import { plainText, type MElement, type MNode, type MText, type TextOp } from './model.js';
 import { isEmptyParagraph } from './normalize.js';
-import { modelToPoint, pointToModel, textsOf } from './selection.js';
+import { modelToPoint, pointToModel, textAtPath, textsOf } from './selection.js';
 import { caretText, tid, trace, traceOn } from './trace.js';
 import { Removal } from './successor.js';
-import { buildY, HTML_TYPE, keyOf, modelOfY, syncChildren, type YNode } from './ydoc.js';
+import { buildY, HTML_TYPE, keyOf, modelOfY, offsetInDocument, plainOfY, syncChildren, type YNode } from './ydoc.js';
 
 /** What one editor offers the core: its contenteditable root, its dialect and its events. */
 export interface RichTextHost {
@@ -213,9 +213,11 @@ export class RichTextBinding implements EditorAdapter {
   createPresence(): PresenceHost {
     return htmlPresence(this.root, this.host.container, {
       selection: () => {
-        if (!this.doc) return null;
-        const saved = this.captureSelection();
-        return saved?.anchor && saved.focus ? { anchor: saved.anchor.rel, head: saved.focus.rel } : null;
+        const sel = this.doc ? this.root.ownerDocument.getSelection() : null;
+        if (!sel?.anchorNode || !sel.focusNode || !this.root.contains(sel.anchorNode) || !this.root.contains(sel.focusNode)) return null;
+        const anchor = this.publishedPoint(sel.anchorNode, sel.anchorOffset);
+        const head = this.publishedPoint(sel.focusNode, sel.focusOffset);
+        return anchor && head ? { anchor, head } : null;
       },
       toDom: (rel) => this.yToDom(rel),
     });
@@ -961,6 +963,24 @@ export class RichTextBinding implements EditorAdapter {
     const ytext = this.yTextAt(entry.y, point.path.slice(1));
     if (!ytext || point.offset > ytext.length) return null;
     return { rel: Y.createRelativePositionFromTypeIndex(ytext, point.offset, -1), path: point.path, offset: point.offset, text: ytext };
+  }
+
+  /**
+   * A DOM point as peers are to see it: the place in the document's text. The DOM can differ from the document
+   * there: a key's character is written at keyup, and a peer's edit of the block being typed in waits for it. The
+   * DOM offset as it is would point one key further into the document's text, and past a split point a peer pairs
+   * the block by carets (`SyncOptions.heldIn`): it took the text this user was typing for the other part and copied
+   * it away, while this user's own Enter moved the same text (the Enter race doubled "ann2x608" in CI).
+   * (`domToY` keeps the DOM offset: the selection it saves is put back into the same DOM.)
+   */
+  private publishedPoint(node: Node, offset: number): Y.RelativePosition | null {
+    const point = this.domToY(node, offset);
+    if (!point) return null;
+    const place = this.placeOfY(point.text as unknown as Y.AbstractType<unknown>);
+    const entry = place ? this.byY.get(place.top) : undefined;
+    const shown = entry ? textAtPath(readNodes(entry.doms, this.root, this.dialect), point.path) : null;
+    if (!shown) return point.rel;
+    return Y.createRelativePositionFromTypeIndex(point.text, offsetInDocument(plainText(shown), plainOfY(point.text), point.offset), -1);
   }
 
   private yToDom(rel: Y.RelativePosition): { node: Node; offset: number } | null {

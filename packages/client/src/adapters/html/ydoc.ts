@@ -298,6 +298,25 @@ function overlap(a: MNode | null, b: MNode): { similarity: number; same: boolean
   return { similarity, same: x === y, prefix: edges.prefix, suffix: edges.suffix, oldLength: x.length };
 }
 
+/** The characters of `ytext` (U+FFFC per embed), as `plainText` spells a model's text. */
+export function plainOfY(ytext: Y.XmlText): string {
+  return (ytext.toDelta() as Array<{ insert?: unknown }>).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+}
+
+/**
+ * Maps offset `at` of `shown` (a text as the editor shows it, which can hold a key's character not written yet, or
+ * lack a peer's edit not patched in yet) to the same place in `held` (that text as the document holds it): the same
+ * offset up to where the two first differ, counted from the end from where they agree again, and inside the
+ * difference its start (where the unwritten typing begins). The identity when the two are equal.
+ */
+export function offsetInDocument(shown: string, held: string, at: number): number {
+  if (shown === held) return at;
+  const { prefix, suffix } = commonEdges(shown, held);
+  if (at <= prefix) return at;
+  if (at >= shown.length - suffix) return held.length - (shown.length - at);
+  return prefix;
+}
+
 function commonEdges(x: string, y: string): { similarity: number; prefix: number; suffix: number } {
   if (x === y) return { similarity: 1, prefix: x.length, suffix: x.length };
   const longest = Math.max(x.length, y.length);
