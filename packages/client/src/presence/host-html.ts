@@ -45,13 +45,20 @@ class HtmlPresence implements PresenceHost {
       const sel = doc.getSelection();
       if (sel?.anchorNode && this.root.contains(sel.anchorNode)) fn();
     };
+    // After the event's other listeners: the binding writes a held key's character at keyup (and flushes typing in
+    // a microtask after input), and the caret is published as a place in the document's text.
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const afterEvent = (): void => {
+      if (timer === null) timer = setTimeout(() => ((timer = null), fn()), 0);
+    };
     doc.addEventListener('selectionchange', onSelection);
-    this.root.addEventListener('input', fn);
-    this.root.addEventListener('keyup', fn);
+    this.root.addEventListener('input', afterEvent);
+    this.root.addEventListener('keyup', afterEvent);
     return () => {
+      if (timer !== null) clearTimeout(timer);
       doc.removeEventListener('selectionchange', onSelection);
-      this.root.removeEventListener('input', fn);
-      this.root.removeEventListener('keyup', fn);
+      this.root.removeEventListener('input', afterEvent);
+      this.root.removeEventListener('keyup', afterEvent);
     };
   }
 
