@@ -152,6 +152,39 @@ describe('typing into a node a peer re-created', () => {
     assert.equal(show(ann), show(bob.doc));
   });
 
+  it('puts stranded typing back whole when it starts like the text after it (the fuzz: "ann18q" before "ann8q")', () => {
+    // TinyMCE fuzz, session 11: Bob typed "ann18q " in front of "ann8q" while Ann's paste after "ann8q" moved the
+    // head of the paragraph into a new one. Diffed together with the text around it, "ann18q ann8q" against "ann8q"
+    // aligned as "ann" + "18q ann" + "8q": "18q " went into the middle of "ann8q", "ann" stayed behind.
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    const tail = ' bob8q bob6q ann16q bob4q ann9q, the tail, the longer part';
+    load(ann, normalizeDocument([h('p', {}, t(`cid9q ann8q${tail}`))]));
+    sync(ann, bob.doc);
+    write(ann, normalizeDocument([h('p', {}, t('cid9q ann8q')), h('p', {}, t('pasted')), h('p', {}, t(tail))]));
+    write(bob.doc, normalizeDocument([h('p', {}, t(`cid9q ann18q ann8q${tail}`))]));
+    sync(ann, bob.doc);
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), `<p>cid9q ann18q ann8q</p><p>pasted</p><p>&nbsp;${tail.slice(1)}</p>`);
+    assert.equal(show(ann), show(bob.doc));
+  });
+
+  it('puts stranded typing next to text a paste replaced into the part that moved', () => {
+    // Ann selects "XYZ " and pastes paragraphs over it; the paragraph keeps its node for the longer head, "def" moves.
+    // Bob, meanwhile, typed "bob1q " between "XYZ " and "def".
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    const head = 'the head of this paragraph, the longer part ';
+    load(ann, normalizeDocument([h('p', {}, t(`${head}XYZ def`))]));
+    sync(ann, bob.doc);
+    write(ann, normalizeDocument([h('p', {}, t(head)), h('p', {}, t('pasted')), h('p', {}, t('def'))]));
+    write(bob.doc, normalizeDocument([h('p', {}, t(`${head}XYZ bob1q def`))]));
+    sync(ann, bob.doc);
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), `<p>${head.trimEnd()}&nbsp;</p><p>pasted</p><p>bob1q def</p>`);
+    assert.equal(show(ann), show(bob.doc));
+  });
+
   it("leaves this user's own text before a split where it is (the fuzz: a split moved a whole head along)", () => {
     const ann = new Y.Doc();
     const bob = rescuing();

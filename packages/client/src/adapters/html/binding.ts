@@ -948,21 +948,9 @@ export class RichTextBinding implements EditorAdapter {
 
   /** A DOM point as a Yjs relative position (with its model path and offset at this moment). */
   private domToY(node: Node, offset: number): YPoint | null {
-    const root = this.root;
-    if (node === root) {
-      const child = root.childNodes[Math.min(offset, root.childNodes.length - 1)];
-      if (!child) return null;
-      return this.domToY(child, offset >= root.childNodes.length ? (isText(child) ? child.data.length : child.childNodes.length) : 0);
-    }
-    const top = this.topOf(node);
-    const entry = top ? this.byDom.get(top) : undefined;
-    if (!entry || entry.doms.length !== 1) return null;
-    const blocks = readNodes(entry.doms, root, this.dialect);
-    const point = pointToModel(blocks, node, offset);
-    if (!point || point.path[0] !== 0) return null;
-    const ytext = this.yTextAt(entry.y, point.path.slice(1));
-    if (!ytext || point.offset > ytext.length) return null;
-    return { rel: Y.createRelativePositionFromTypeIndex(ytext, point.offset, -1), path: point.path, offset: point.offset, text: ytext };
+    const found = this.textAtDom(node, offset);
+    if (!found || found.offset > found.text.length) return null;
+    return { rel: Y.createRelativePositionFromTypeIndex(found.text, found.offset, -1), path: found.path, offset: found.offset, text: found.text };
   }
 
   /**
@@ -974,13 +962,29 @@ export class RichTextBinding implements EditorAdapter {
    * (`domToY` keeps the DOM offset: the selection it saves is put back into the same DOM.)
    */
   private publishedPoint(node: Node, offset: number): Y.RelativePosition | null {
-    const point = this.domToY(node, offset);
-    if (!point) return null;
-    const place = this.placeOfY(point.text as unknown as Y.AbstractType<unknown>);
-    const entry = place ? this.byY.get(place.top) : undefined;
-    const shown = entry ? textAtPath(readNodes(entry.doms, this.root, this.dialect), point.path) : null;
-    if (!shown) return point.rel;
-    return Y.createRelativePositionFromTypeIndex(point.text, offsetInDocument(plainText(shown), plainOfY(point.text), point.offset), -1);
+    const found = this.textAtDom(node, offset);
+    if (!found) return null;
+    const index = offsetInDocument(plainText(found.shown), plainOfY(found.text), found.offset);
+    return Y.createRelativePositionFromTypeIndex(found.text, Math.min(index, found.text.length), -1);
+  }
+
+  /** The text a DOM point is in: as the editor shows it (`shown`), its `Y.XmlText`, and the point's model path and offset. */
+  private textAtDom(node: Node, offset: number): { shown: MText; text: Y.XmlText; path: number[]; offset: number } | null {
+    const root = this.root;
+    if (node === root) {
+      const child = root.childNodes[Math.min(offset, root.childNodes.length - 1)];
+      if (!child) return null;
+      return this.textAtDom(child, offset >= root.childNodes.length ? (isText(child) ? child.data.length : child.childNodes.length) : 0);
+    }
+    const top = this.topOf(node);
+    const entry = top ? this.byDom.get(top) : undefined;
+    if (!entry || entry.doms.length !== 1) return null;
+    const blocks = readNodes(entry.doms, root, this.dialect);
+    const point = pointToModel(blocks, node, offset);
+    if (!point || point.path[0] !== 0) return null;
+    const text = this.yTextAt(entry.y, point.path.slice(1));
+    const shown = textAtPath(blocks, point.path);
+    return text && shown ? { shown, text, path: point.path, offset: point.offset } : null;
   }
 
   private yToDom(rel: Y.RelativePosition): { node: Node; offset: number } | null {

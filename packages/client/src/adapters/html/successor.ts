@@ -303,6 +303,10 @@ export class Removal {
       if (!removed.lost.includes(true)) continue;
       const receiver = this.receiverOf(removed);
       if (!receiver) continue;
+      if (removed.ids.some((id) => id !== null)) {
+        count += this.putBackStranded(removed, receiver, moved);
+        continue;
+      }
       const now = plainOf(receiver.text);
       const diffs = dmp.diff_main(removed.before, now, false);
       // Units of `before` missing from the receiver (DIFF_DELETE) that are lost characters of ours go back in at the
@@ -344,6 +348,48 @@ export class Removal {
     }
     // Stranded characters now in their receiver leave the place they were cut off in.
     for (const [text, ids] of moved) deleteUnits(text, ids);
+    return count;
+  }
+
+  /**
+   * Puts the stranded runs of a trimmed text (`removed.ids`) into `receiver`. The peer had not seen them, so they are
+   * not in the receiver: the diff aligns only the characters the peer removed (it knew them) with the receiver, and
+   * each run goes in whole where the text on both sides of it was kept as it was. Diffed together with its
+   * neighbours, a run that starts like the text after it is cut: "ann18q ann8q" against "ann8q" aligns as "ann" +
+   * "18q ann" + "8q" (the fuzz put "18q " into "ann8q" and left "ann" behind). Returns the UTF-16 units put back.
+   */
+  private putBackStranded(removed: Removed, receiver: Receiver, moved: Map<Y.XmlText, Y.ID[]>): number {
+    let known = '';
+    const runs: Array<{ at: number; from: number; to: number }> = [];
+    for (let k = 0; k < removed.before.length; ) {
+      if (!removed.lost[k]) {
+        known += removed.before[k];
+        k++;
+        continue;
+      }
+      let end = k + 1;
+      while (end < removed.before.length && removed.lost[end]) end++;
+      runs.push({ at: known.length, from: k, to: end });
+      k = end;
+    }
+    const now = plainOf(receiver.text);
+    const diffs = dmp.diff_main(known, now, false);
+    let count = 0;
+    for (const run of runs) {
+      const found = keptAround(diffs, run.at, now.length);
+      if (found === null) continue;
+      let at = found + count;
+      for (let k = run.from; k < run.to; ) {
+        let end = k + 1;
+        while (end < run.to && removed.attrs[end] === removed.attrs[k]) end++;
+        receiver.text.insert(at, removed.before.slice(k, end), { ...removed.attrs[k] });
+        at += end - k;
+        k = end;
+      }
+      const ids = removed.ids.slice(run.from, run.to).filter((id): id is Y.ID => id !== null);
+      moved.set(removed.text, [...(moved.get(removed.text) ?? []), ...ids]);
+      count += run.to - run.from;
+    }
     return count;
   }
 
@@ -402,4 +448,39 @@ export class Removal {
     this.chosen.set(removed.text, best);
     return best;
   }
+}
+
+/**
+ * The index in the new text of offset `at` of the old one, when the diff `diffs` (old → new) kept the text on each
+ * side of it as it was: at least `MIN_CONTEXT` unchanged characters, possibly beyond characters only deleted (text
+ * the peer removed, such as a selection its paste replaced), or the start or end of both texts. Null where the peer
+ * wrote new text at the place.
+ */
+function keptAround(diffs: ReadonlyArray<[number, string]>, at: number, newLength: number): number | null {
+  let i = 0;
+  let j = 0;
+  const ops = diffs.map(([op, str]) => {
+    const o = { op, length: str.length, i, j };
+    if (op !== DiffMatchPatch.DIFF_INSERT) i += str.length;
+    if (op !== DiffMatchPatch.DIFF_DELETE) j += str.length;
+    return o;
+  });
+  // The first op whose old text goes past `at` (an insertion right at `at` stays on the left).
+  let s = ops.findIndex((o) => o.i + (o.op === DiffMatchPatch.DIFF_INSERT ? 0 : o.length) > at);
+  if (s < 0) s = ops.length;
+  const o = ops[s];
+  if (o && o.op === DiffMatchPatch.DIFF_EQUAL && o.i < at) {
+    const before = at - o.i;
+    const after = o.i + o.length - at;
+    return before >= MIN_CONTEXT && after >= MIN_CONTEXT ? o.j + before : null;
+  }
+  const kept = (from: number, step: number): boolean => {
+    for (let n = from; n >= 0 && n < ops.length; n += step) {
+      const op = ops[n]!;
+      if (op.op === DiffMatchPatch.DIFF_DELETE) continue;
+      return op.op === DiffMatchPatch.DIFF_EQUAL && op.length >= MIN_CONTEXT;
+    }
+    return true;
+  };
+  return kept(s - 1, -1) && kept(s, 1) ? (o ? o.j : newLength) : null;
 }
