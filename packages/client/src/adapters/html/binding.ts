@@ -903,8 +903,9 @@ export class RichTextBinding implements EditorAdapter {
     const relocate = (text: Y.XmlText, offset: number): { rel: Y.RelativePosition; text: Y.XmlText; index: number } | null => {
       const place = removal.locate(text, offset);
       if (!place) return null;
-      trace('caret', () => `relocated from ${tid(text)} at ${offset} to ${tid(place.text)} at ${place.index}`);
-      return { rel: Y.createRelativePositionFromTypeIndex(place.text, place.index, -1), text: place.text, index: place.index };
+      const rel = Y.createRelativePositionFromTypeIndex(place.text, place.index, -1);
+      trace('caret', () => `relocated from ${tid(text)} at ${offset} to ${tid(place.text)} at ${place.index} (${this.traceRel(rel)})`);
+      return { rel, text: place.text, index: place.index };
     };
     // A key held (or a composition) while its text moved: its typing is written at the new place when it ends.
     const comp = this.composing;
@@ -1027,12 +1028,18 @@ export class RichTextBinding implements EditorAdapter {
     const f = saved.focus === saved.anchor ? a : this.yToDom(saved.focus.rel);
     if (!a || !f) return;
     if (sel.anchorNode === a.node && sel.anchorOffset === a.offset && sel.focusNode === f.node && sel.focusOffset === f.offset) return;
-    trace('caret', () => `${caretText(sel.focusNode, sel.focusOffset)} -> ${caretText(f.node, f.offset)}`);
+    trace('caret', () => `${caretText(sel.focusNode, sel.focusOffset)} -> ${caretText(f.node, f.offset)} (${this.traceRel(saved.anchor!.rel)}, ${this.traceRel(saved.focus!.rel)})`);
     try {
       sel.setBaseAndExtent(a.node, a.offset, f.node, f.offset);
     } catch {
       /* a point the browser refuses (a detached node): leave the selection where the browser put it */
     }
+  }
+
+  /** For the trace: where a relative position resolves now (text and index), and its JSON. */
+  private traceRel(rel: Y.RelativePosition): string {
+    const abs = this.doc ? Y.createAbsolutePositionFromRelativePosition(rel, this.doc) : null;
+    return `${abs ? `${tid(abs.type)}@${abs.index}` : 'nowhere'} ${JSON.stringify(Y.relativePositionToJSON(rel))}`;
   }
 
   // ---- IME ----
