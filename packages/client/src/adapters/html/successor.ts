@@ -293,8 +293,9 @@ export class Removal {
   }
 
   /**
-   * Re-inserts, into each deleted text's receiver, this user's lost characters the receiver lacks (call it inside a
-   * transaction). Returns how many UTF-16 units were re-inserted.
+   * Re-inserts, into each removed text's receiver, this user's lost characters the receiver lacks (call it inside a
+   * transaction): a deleted text's by a diff of all of it (the peer may have copied some), a trimmed text's stranded
+   * runs by `putBackStranded`. Returns how many UTF-16 units were re-inserted.
    */
   rescue(): number {
     let count = 0;
@@ -335,10 +336,8 @@ export class Removal {
             continue;
           }
           let end = k + 1;
-          while (end < i + str.length && removed.lost[end] && removed.attrs[end] === removed.attrs[k]) end++;
-          receiver.text.insert(j, removed.before.slice(k, end), { ...removed.attrs[k] });
-          const ids = removed.ids.slice(k, end).filter((id): id is Y.ID => id !== null);
-          if (ids.length > 0) moved.set(removed.text, [...(moved.get(removed.text) ?? []), ...ids]);
+          while (end < i + str.length && removed.lost[end]) end++;
+          insertUnits(receiver.text, j, removed, k, end);
           j += end - k;
           count += end - k;
           k = end;
@@ -378,14 +377,7 @@ export class Removal {
     for (const run of runs) {
       const found = keptAround(diffs, run.at, now.length);
       if (found === null) continue;
-      let at = found + count;
-      for (let k = run.from; k < run.to; ) {
-        let end = k + 1;
-        while (end < run.to && removed.attrs[end] === removed.attrs[k]) end++;
-        receiver.text.insert(at, removed.before.slice(k, end), { ...removed.attrs[k] });
-        at += end - k;
-        k = end;
-      }
+      insertUnits(receiver.text, found + count, removed, run.from, run.to);
       const ids = removed.ids.slice(run.from, run.to).filter((id): id is Y.ID => id !== null);
       moved.set(removed.text, [...(moved.get(removed.text) ?? []), ...ids]);
       count += run.to - run.from;
@@ -447,6 +439,16 @@ export class Removal {
     }
     this.chosen.set(removed.text, best);
     return best;
+  }
+}
+
+/** Inserts units `from`..`to` of `removed.before` into `text` at `at`, each with its own formatting. */
+function insertUnits(text: Y.XmlText, at: number, removed: Removed, from: number, to: number): void {
+  for (let k = from; k < to; ) {
+    let end = k + 1;
+    while (end < to && removed.attrs[end] === removed.attrs[k]) end++;
+    text.insert(at + k - from, removed.before.slice(k, end), { ...removed.attrs[k] });
+    k = end;
   }
 }
 
