@@ -9,6 +9,7 @@
  * message so that the event loop stays responsive (≤ 50 ms per message on this class of machine).
  */
 import * as Y from 'yjs';
+import { AnchorCheck } from './anchor-check.js';
 
 export interface UpdateFacts {
   /** True when applying it would change the document (new structs, or deletes of live content). */
@@ -48,6 +49,8 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number):
     const last = list[list.length - 1];
     if (last) reach.set(client, last.id.clock + last.length);
   }
+  /** Per client: clock reached by the document alone. */
+  const inDoc = new Map(reach);
   let changes = false;
   const known = (id: Y.ID | null): boolean => id === null || id.clock < (reach.get(id.client) ?? 0);
   // Structs come grouped by client in clock order (the v1 encoding). An Item may reference structs of another
@@ -70,9 +73,11 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number):
     if (list) list.push(s);
     else byClient.set(s.id.client, [s]);
   }
+  const anchors = new AnchorCheck(doc);
   for (const s of structs) {
     if (!(s instanceof Y.Item)) continue;
     if (!known(s.origin) || !known(s.rightOrigin)) throw new UpdateRejected('update references an item nobody has (origin)');
+    checkAnchors(anchors, s, inDoc.get(s.id.client) ?? 0);
     const parent = s.parent as unknown;
     if (parent instanceof Y.ID) {
       if (!known(parent)) throw new UpdateRejected('update references an item nobody has (parent)');
@@ -94,6 +99,18 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number):
     }
   }
   return { changes, structs: structs.length };
+}
+
+/** Refuses an item (or its part the document lacks) whose anchors name no place its creator saw (anchor-check.ts). */
+function checkAnchors(anchors: AnchorCheck, item: Y.Item, docReach: number): void {
+  const { client, clock } = item.id;
+  if (clock + item.length <= docReach) return; // the document has it: Yjs skips it
+  const part =
+    clock >= docReach
+      ? item
+      : { id: Y.createID(client, docReach), origin: Y.createID(client, docReach - 1), rightOrigin: item.rightOrigin, parent: item.parent, parentSub: item.parentSub };
+  const verdict = anchors.check(part);
+  if (!verdict.ok) throw new UpdateRejected(verdict.reason);
 }
 
 /** The struct holding `id` is a shared type (or garbage-collected, which Yjs handles), in the doc or the update. */
