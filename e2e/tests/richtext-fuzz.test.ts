@@ -245,6 +245,21 @@ const WORDS_OPEN: Record<string, string> = {
 };
 
 const notThisRun = fuzzSkip('richtext-fuzz.test.ts');
+
+/**
+ * Writes each page's recorded Yjs updates (binding `trace.ts`, `recordUpdates`) with its client ID to
+ * `SHOTS_DIR/updates-<label>-<name>.json`, for `e2e/tools/replay-removal.ts`.
+ */
+async function writeUpdates(peers: Peer[], label: string, names: string[]): Promise<void> {
+  mkdirSync(SHOTS_DIR, { recursive: true });
+  for (const [k, peer] of peers.entries()) {
+    const record = await peer.page.evaluate(() => ({
+      client: (window.coedit as any).session.doc.clientID as number,
+      updates: ((window as unknown as { __waveHtmlUpdates?: unknown[] }).__waveHtmlUpdates ?? []).slice(),
+    }));
+    writeFileSync(join(SHOTS_DIR, `updates-${label}-${names[k]}.json`), JSON.stringify(record));
+  }
+}
 for (const driver of RICH_TEXT_DRIVERS) {
   describe(`randomized convergence over ${driver.name}`, { skip: notThisRun }, () => {
     it(`3 contexts × ${OPS} random operations end with identical HTML`, { timeout: TIMEOUT_MS }, async () => {
@@ -255,7 +270,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
         const names = ['Ann', 'Bob', 'Cid'];
         const peers: Peer[] = [];
         // The binding's trace (see binding.ts, `trace`) is printed for the blocks around a divergence.
-        for (const name of names) peers.push(await scene.open(name, driver, { doc, initScript: 'window.__waveHtmlTrace = [];' }));
+        for (const name of names) peers.push(await scene.open(name, driver, { doc, initScript: 'window.__waveHtmlTrace = []; window.__waveHtmlUpdates = [];' }));
         const typed = new Set<string>();
         const deleted = new Set<string>();
         // A starting document everyone agrees on.
@@ -366,6 +381,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
           const traces = await Promise.all(peers.map((p) => p.page.evaluate(() => ((window as unknown as { __waveHtmlTrace?: string[] }).__waveHtmlTrace ?? []).slice()))).catch(() => [] as string[][]);
           mkdirSync(SHOTS_DIR, { recursive: true });
           traces.forEach((lines, k) => writeFileSync(join(SHOTS_DIR, `trace-${label}-diverged-${names[k]}.txt`), `${lines.join('\n')}\n`));
+          await writeUpdates(peers, `${label}-diverged`, names).catch(() => undefined);
           const traced = traces.map((lines, k) => `${names[k]}:\n${lines.filter((l) => [...near].some((w) => l.includes(w))).slice(-40).map((l) => `  ${l.slice(0, 600)}`).join('\n')}`).join('\n');
           // Where the difference lives: in the shared documents (a write went missing) or only in one editor's DOM
           // (a patch went missing). Reads the session's Y.Doc through the demo's `window.coedit` (not public API).
@@ -485,6 +501,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
           pageTraces.forEach((lines, k) => writeFileSync(join(SHOTS_DIR, `trace-${label}-${names[k]}.txt`), `${lines.join('\n')}\n`));
           // What each page recorded of undos (recordUndoRemovals), and the fuzz's operation log.
           writeFileSync(join(SHOTS_DIR, `trace-${label}-undo.json`), JSON.stringify({ clients, records, log }));
+          await writeUpdates(peers, label, names);
         }
         const traces = missing.map((w) => `${w}:\n${pageTraces.map((lines, k) => `  ${names[k]}:\n${lines.filter((l) => l.includes(w.slice(0, -1))).slice(-25).map((l) => `    ${l.slice(0, 400)}`).join('\n')}`).join('\n')}`);
         integrity.set(driver.name, { seed, missing, doubled, text, log, traces });

@@ -92,6 +92,35 @@ describe('typing into a node a peer re-created', () => {
     assert.equal(show(ann), show(bob.doc));
   });
 
+  it("puts typing back into the copy of this user's own text (the TinyMCE fuzz: 'bob120q bob121q' pasted before 'bob75q' was lost)", () => {
+    // Every character of the item is Bob's: the peer saw "bob75q" and copied it, not what Bob pasted meanwhile.
+    const bob = rescuing();
+    const ann = new Y.Doc();
+    load(bob.doc, list([t('first')], [t('bob75q')]));
+    sync(bob.doc, ann);
+    write(ann, list([t('first'), h('ul', {}, h('li', {}, t('bob75q')))]));
+    write(bob.doc, list([t('first')], [t('bob120q bob121qbob75q')]));
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), '<ul><li>first<ul><li>bob120q bob121qbob75q</li></ul></li></ul>');
+    assert.deepEqual(bob.rescued, [15]);
+    sync(ann, bob.doc);
+    assert.equal(show(ann), show(bob.doc));
+  });
+
+  it("does not put this user's unseen text into a copy that only shares a word's beginning with it", () => {
+    const bob = rescuing();
+    const ann = new Y.Doc();
+    load(ann, list([t('first'), h('ul', {}, h('li', {}, t('bob1q x')))]));
+    sync(ann, bob.doc);
+    // Bob adds an item to the nested list while Ann outdents its item (the nested list is deleted, its text copied).
+    write(bob.doc, list([t('first'), h('ul', {}, h('li', {}, t('bob1q x')), h('li', {}, t('bob10q bob19q')))]));
+    write(ann, list([t('first')], [t('bob1q x')]));
+    sync(ann, bob.doc);
+    // Ann's copy is left as she wrote it. (Bob's item itself is not restored: no text received it. A known gap.)
+    assert.match(show(bob.doc), /<li>bob1q x<\/li>/);
+    assert.deepEqual(bob.rescued, [0]);
+  });
+
   it('brings nothing back when the peer deleted the block (no text received it)', () => {
     const ann = new Y.Doc();
     const bob = rescuing();

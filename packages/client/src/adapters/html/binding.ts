@@ -38,7 +38,7 @@ import { domHtml, isBlockNode, isElement, isText, morph, readNodes, renderDom, t
 import { plainText, type MElement, type MNode, type MText, type TextOp } from './model.js';
 import { isEmptyParagraph } from './normalize.js';
 import { modelToPoint, pointToModel, textAtPath, textsOf } from './selection.js';
-import { caretText, tid, trace, traceOn } from './trace.js';
+import { caretText, recordUpdates, tid, trace, traceOn } from './trace.js';
 import { Removal } from './successor.js';
 import { buildY, HTML_TYPE, keyOf, modelOfY, offsetInDocument, plainOfY, syncChildren, type YNode } from './ydoc.js';
 
@@ -267,6 +267,7 @@ export class RichTextBinding implements EditorAdapter {
     this.observer = observer;
     frag.observeDeep(this.onDeep);
     doc.on('beforeTransaction', this.onBeforeTransaction);
+    const unrecord = recordUpdates(doc);
     this.root.addEventListener('compositionstart', this.onCompositionStart);
     this.root.addEventListener('compositionend', this.onCompositionEnd);
     this.root.addEventListener('keydown', this.onKeyDown);
@@ -279,6 +280,7 @@ export class RichTextBinding implements EditorAdapter {
       observer.disconnect();
       frag.unobserveDeep(this.onDeep);
       doc.off('beforeTransaction', this.onBeforeTransaction);
+      unrecord();
       this.root.removeEventListener('compositionstart', this.onCompositionStart);
       this.root.removeEventListener('compositionend', this.onCompositionEnd);
       this.root.removeEventListener('keydown', this.onKeyDown);

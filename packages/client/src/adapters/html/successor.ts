@@ -38,6 +38,13 @@ const MAX_RECEIVER_CHARS = 20_000;
  */
 const MIN_SHARED = 3;
 
+/**
+ * Shortest run a text holding only this user's characters must share with a receiver (all of it, when shorter): the
+ * peer copied the part it had seen. Longer than `MIN_SHARED`, because all of the text is compared, with nothing the
+ * peer surely saw to pin it: texts share word beginnings by chance (the fuzz's words all begin "ann", "bob", "cid").
+ */
+const OWN_TEXT_RUN = 6;
+
 /** Fewest characters of kept text on each side of lost characters for them to be put back (see `rescue`). */
 const MIN_CONTEXT = 2;
 
@@ -400,7 +407,10 @@ export class Removal {
   }
 
   /**
-   * The receiver sharing the most characters with `removed` (see `MIN_SHARED`). A text that held only lost characters goes to the one empty text the transaction created, if exactly one.
+   * The receiver sharing the most characters with `removed` (see `MIN_SHARED`). A text that held only this user's
+   * characters is matched on all of them (`OWN_TEXT_RUN`): the peer may have seen its older part and copied that.
+   * Failing that, it goes to the one empty text the transaction created, if exactly one (an empty item the peer
+   * indented while this user typed the first words into it).
    */
   private receiverOf(removed: Removed): Receiver | null {
     if (this.chosen.has(removed.text)) return this.chosen.get(removed.text)!;
@@ -408,37 +418,41 @@ export class Removal {
     const total = this.receivers.reduce((n, r) => n + r.text.length, 0);
     if (total <= MAX_RECEIVER_CHARS) {
       const kept = removed.lost.filter((l) => !l).length;
-      if (kept === 0) {
+      best = kept > 0 ? this.mostShared(removed, Math.min(MIN_SHARED, kept)) : this.mostShared(removed, Math.min(OWN_TEXT_RUN, removed.before.length));
+      if (!best && kept === 0) {
         const empty = this.receivers.filter((r) => r.created && r.text.length === 0);
         if (empty.length === 1) best = empty[0]!;
-      } else {
-        let bestShared = 0;
-        for (const receiver of this.receivers) {
-          // A text keeps its own places (relative positions follow them); its removed text went elsewhere.
-          if (receiver.text === removed.text) continue;
-          // Runs of text the transaction put there count (a run it only kept was there before, from elsewhere); not
-          // letters that two unrelated texts happen to share. What it put there must be more than white space: a
-          // peer's undo that deleted a pasted list put one space back before "ann1q" in another paragraph, which then
-          // looked like the receiver of an "ann31q" typed in the list (the fuzz; "3" was put into "ann1q").
-          const now = charsOf(receiver.text, this.created);
-          const run = Math.min(MIN_SHARED, kept);
-          let shared = 0;
-          let j = 0;
-          for (const [op, str] of dmp.diff_main(removed.before, now.str, false)) {
-            if (op === DiffMatchPatch.DIFF_DELETE) continue;
-            if (op === DiffMatchPatch.DIFF_EQUAL && str.length >= run && [...str].some((c, k) => now.fresh[j + k] && /\S/.test(c))) shared += str.length;
-            j += str.length;
-          }
-          if (shared > bestShared) {
-            bestShared = shared;
-            best = receiver;
-          }
-        }
-        if (bestShared < Math.min(MIN_SHARED, kept)) best = null;
       }
     }
     this.chosen.set(removed.text, best);
     return best;
+  }
+
+  /** The receiver whose runs of at least `run` characters the transaction put there share the most with `removed`. */
+  private mostShared(removed: Removed, run: number): Receiver | null {
+    let best: Receiver | null = null;
+    let bestShared = 0;
+    for (const receiver of this.receivers) {
+      // A text keeps its own places (relative positions follow them); its removed text went elsewhere.
+      if (receiver.text === removed.text) continue;
+      // Runs of text the transaction put there count (a run it only kept was there before, from elsewhere); not
+      // letters that two unrelated texts happen to share. What it put there must be more than white space: a
+      // peer's undo that deleted a pasted list put one space back before "ann1q" in another paragraph, which then
+      // looked like the receiver of an "ann31q" typed in the list (the fuzz; "3" was put into "ann1q").
+      const now = charsOf(receiver.text, this.created);
+      let shared = 0;
+      let j = 0;
+      for (const [op, str] of dmp.diff_main(removed.before, now.str, false)) {
+        if (op === DiffMatchPatch.DIFF_DELETE) continue;
+        if (op === DiffMatchPatch.DIFF_EQUAL && str.length >= run && [...str].some((c, k) => now.fresh[j + k] && /\S/.test(c))) shared += str.length;
+        j += str.length;
+      }
+      if (shared > bestShared) {
+        bestShared = shared;
+        best = receiver;
+      }
+    }
+    return bestShared >= run ? best : null;
   }
 }
 
