@@ -63,4 +63,13 @@ function inspect(at: number, update: Uint8Array): void {
   console.log(`  before:  ${before}`);
   console.log(`  after:   ${after}`);
   if (units > 0) console.log(`  rescued: ${rescued}`);
+  if (process.env.REPLAY_DETAIL) {
+    // Private fields, for this debugging aid only.
+    const detail = found as unknown as { removed: Array<{ text: Y.XmlText; before: string; lost: boolean[]; ids: unknown[] }>; receivers: Array<{ text: Y.XmlText; created: boolean }> };
+    for (const r of detail.removed) {
+      const mark = [...r.before].map((c, k) => (r.lost[k] ? c.toUpperCase() : c)).join('');
+      console.log(`  removed ${r.ids.some((id) => id !== null) ? '(trimmed)' : '(deleted)'}: ${JSON.stringify(mark)} (lost in capitals)`);
+    }
+    for (const r of detail.receivers) console.log(`  receiver${r.created ? ' (created)' : ''}: ${JSON.stringify(r.text.toString())}`);
+  }
 }

@@ -107,6 +107,22 @@ describe('typing into a node a peer re-created', () => {
     assert.equal(show(ann), show(bob.doc));
   });
 
+  it("puts typing back into its own text's copy, not another copy sharing more of its words, and whole (the TinyMCE fuzz)", () => {
+    // The document holds "bob54q" and "bob55q" twice; Ann's indent copies both items. Diffed against its own copy,
+    // "bob54q bob68q bob69qbob55q" aligns "bob" of Bob's paste with "bob55q": the edit is slid to the word boundary.
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    const a = 'cid49q bob54q bob58q bob59q bob60qbob55q';
+    load(ann, list([t('first')], [t(a)], [t('bob54q bob55q')]));
+    sync(ann, bob.doc);
+    write(ann, list([t('first'), h('ul', {}, h('li', {}, t(a)), h('li', {}, t('bob54q bob55q')))]));
+    write(bob.doc, list([t('first')], [t(a)], [t('bob54q bob68q bob69qbob55q')]));
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), `<ul><li>first<ul><li>${a}</li><li>bob54q bob68q bob69qbob55q</li></ul></li></ul>`);
+    sync(ann, bob.doc);
+    assert.equal(show(ann), show(bob.doc));
+  });
+
   it("does not put this user's unseen text into a copy that only shares a word's beginning with it", () => {
     const bob = rescuing();
     const ann = new Y.Doc();

@@ -27,7 +27,8 @@ export interface AnchoredItem {
   id: Y.ID;
   origin: Y.ID | null;
   rightOrigin: Y.ID | null;
-  parent: Y.ID | string | null | unknown;
+  /** A root type's name, a parent item's ID, or (integrated) the type itself. */
+  parent: unknown;
   parentSub: string | null;
 }
 

@@ -38,6 +38,9 @@ const MAX_RECEIVER_CHARS = 20_000;
  */
 const MIN_SHARED = 3;
 
+/** Removed texts × receivers beyond which a receiver is not checked for being another removed text's copy. */
+const MAX_PAIRS = 2_500;
+
 /**
  * Shortest run a text holding only this user's characters must share with a receiver (all of it, when shorter): the
  * peer copied the part it had seen. Longer than `MIN_SHARED`, because all of the text is compared, with nothing the
@@ -146,6 +149,8 @@ export class Removal {
   private readonly removed: Removed[] = [];
   private readonly receivers: Receiver[] = [];
   private readonly chosen = new Map<Y.XmlText, Receiver | null>();
+  /** `shared` per removed text and receiver. */
+  private readonly sharedMemo = new Map<Removed, Map<Receiver, number>>();
   /** Whether an item was created by the transaction. */
   private readonly created: (item: Y.Item) => boolean;
 
@@ -317,6 +322,9 @@ export class Removal {
       }
       const now = plainOf(receiver.text);
       const diffs = dmp.diff_main(removed.before, now, false);
+      // Edits slid to word boundaries: "bob54q bob68q bob69qbob55q" against "bob54q bob55q" aligns as "bob54q bob" +
+      // "68q bob69qbob" + "55q", and the lost characters alone went back as "bob54q bob68q bob69q55q" (the fuzz).
+      dmp.diff_cleanupSemanticLossless(diffs);
       // Units of `before` missing from the receiver (DIFF_DELETE) that are lost characters of ours go back in at the
       // receiver's index the diff gives; everything else there (a peer's own deletion, text moved elsewhere) stays out.
       // Only where the receiver kept the text on both sides as it was: a deletion between two kept runs (or a kept
@@ -407,19 +415,29 @@ export class Removal {
   }
 
   /**
-   * The receiver sharing the most characters with `removed` (see `MIN_SHARED`). A text that held only this user's
-   * characters is matched on all of them (`OWN_TEXT_RUN`): the peer may have seen its older part and copied that.
-   * Failing that, it goes to the one empty text the transaction created, if exactly one (an empty item the peer
-   * indented while this user typed the first words into it).
+   * The receiver sharing the most characters with `removed` (see `MIN_SHARED`), passing over one that another removed
+   * text shares more with: that one is its copy (a document can hold the same words twice, and a write that rebuilt
+   * a list copies every item; the fuzz matched "bob54q bob68q bob69qbob55q" with the copy of "cid49q bob54q … bob55q").
+   * Several texts can go into one (a merge): when every candidate is another's copy, the best is taken still.
+   * A text that held only this user's characters is matched on all of them (`OWN_TEXT_RUN`): the peer may have seen
+   * its older part and copied that. Failing that, it goes to the one empty text the transaction created, if exactly
+   * one (an empty item the peer indented while this user typed the first words into it).
    */
   private receiverOf(removed: Removed): Receiver | null {
     if (this.chosen.has(removed.text)) return this.chosen.get(removed.text)!;
     let best: Receiver | null = null;
     const total = this.receivers.reduce((n, r) => n + r.text.length, 0);
     if (total <= MAX_RECEIVER_CHARS) {
-      const kept = removed.lost.filter((l) => !l).length;
-      best = kept > 0 ? this.mostShared(removed, Math.min(MIN_SHARED, kept)) : this.mostShared(removed, Math.min(OWN_TEXT_RUN, removed.before.length));
-      if (!best && kept === 0) {
+      const candidates = this.receivers
+        .filter((r) => r.text !== removed.text)
+        .map((receiver) => ({ receiver, shared: this.shared(removed, receiver) }))
+        .filter((c) => c.shared > 0)
+        .sort((x, y) => y.shared - x.shared);
+      const copyOfAnother = (c: { receiver: Receiver; shared: number }): boolean =>
+        this.removed.length * this.receivers.length <= MAX_PAIRS &&
+        this.removed.some((other) => other !== removed && other.text !== c.receiver.text && this.shared(other, c.receiver) > c.shared);
+      best = (candidates.find((c) => !copyOfAnother(c)) ?? candidates[0])?.receiver ?? null;
+      if (!best && removed.lost.every(Boolean)) {
         const empty = this.receivers.filter((r) => r.created && r.text.length === 0);
         if (empty.length === 1) best = empty[0]!;
       }
@@ -428,31 +446,32 @@ export class Removal {
     return best;
   }
 
-  /** The receiver whose runs of at least `run` characters the transaction put there share the most with `removed`. */
-  private mostShared(removed: Removed, run: number): Receiver | null {
-    let best: Receiver | null = null;
-    let bestShared = 0;
-    for (const receiver of this.receivers) {
-      // A text keeps its own places (relative positions follow them); its removed text went elsewhere.
-      if (receiver.text === removed.text) continue;
-      // Runs of text the transaction put there count (a run it only kept was there before, from elsewhere); not
-      // letters that two unrelated texts happen to share. What it put there must be more than white space: a
-      // peer's undo that deleted a pasted list put one space back before "ann1q" in another paragraph, which then
-      // looked like the receiver of an "ann31q" typed in the list (the fuzz; "3" was put into "ann1q").
-      const now = charsOf(receiver.text, this.created);
-      let shared = 0;
-      let j = 0;
-      for (const [op, str] of dmp.diff_main(removed.before, now.str, false)) {
-        if (op === DiffMatchPatch.DIFF_DELETE) continue;
-        if (op === DiffMatchPatch.DIFF_EQUAL && str.length >= run && [...str].some((c, k) => now.fresh[j + k] && /\S/.test(c))) shared += str.length;
-        j += str.length;
-      }
-      if (shared > bestShared) {
-        bestShared = shared;
-        best = receiver;
-      }
+  /**
+   * Characters `removed` shares with `receiver` in runs the transaction put there, each at least `MIN_SHARED` long
+   * (all its kept characters, when it has fewer; `OWN_TEXT_RUN` for a text of only this user's); 0 below that.
+   */
+  private shared(removed: Removed, receiver: Receiver): number {
+    let memo = this.sharedMemo.get(removed);
+    if (!memo) this.sharedMemo.set(removed, (memo = new Map()));
+    const known = memo.get(receiver);
+    if (known !== undefined) return known;
+    const kept = removed.lost.filter((l) => !l).length;
+    const run = kept > 0 ? Math.min(MIN_SHARED, kept) : Math.min(OWN_TEXT_RUN, removed.before.length);
+    // Runs of text the transaction put there count (a run it only kept was there before, from elsewhere); not
+    // letters that two unrelated texts happen to share. What it put there must be more than white space: a
+    // peer's undo that deleted a pasted list put one space back before "ann1q" in another paragraph, which then
+    // looked like the receiver of an "ann31q" typed in the list (the fuzz; "3" was put into "ann1q").
+    const now = charsOf(receiver.text, this.created);
+    let shared = 0;
+    let j = 0;
+    for (const [op, str] of dmp.diff_main(removed.before, now.str, false)) {
+      if (op === DiffMatchPatch.DIFF_DELETE) continue;
+      if (op === DiffMatchPatch.DIFF_EQUAL && str.length >= run && [...str].some((c, k) => now.fresh[j + k] && /\S/.test(c))) shared += str.length;
+      j += str.length;
     }
-    return bestShared >= run ? best : null;
+    const result = run > 0 && shared >= run ? shared : 0;
+    memo.set(receiver, result);
+    return result;
   }
 }
 
