@@ -441,6 +441,46 @@ for (const driver of RICH_TEXT_DRIVERS) {
       }
     });
 
+    // Session 12, from the fuzz: a selection with one end in text a peer's split moved away had only that end moved,
+    // into the new paragraph, and the next key replaced everything between the two paragraphs.
+    it("a selection across a peer's split stays in one paragraph: the next key replaces only what it selected", { timeout: TIMEOUT_MS }, async () => {
+      const label = `${driver.name}-rt-split-selection`;
+      const dataDir = mkdtempSync(join(tmpdir(), 'wave-e2e-split-'));
+      const serverArgs = { dataDir, extraArgs: ['--port', String(await freePort())] };
+      let own = await startServer(serverArgs);
+      const offline = [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/];
+      try {
+        await withScene(browser, own, label, async (scene) => {
+          const doc = freshDocId(label);
+          const ann = await scene.open('Ann', driver, { doc, allowErrors: offline });
+          const bob = await scene.open('Bob', driver, { doc, allowErrors: offline });
+          await command(ann.page, 'setHtml', { html: '<p>head text tail text</p>' });
+          await convergedHtml([ann, bob], (h) => h.includes('head text tail text'));
+          // Concurrent for certain: both act while the server is down.
+          await own.stop();
+          for (const peer of [ann, bob]) await peer.page.waitForFunction(() => window.coedit!.getState() === 'offline');
+          await rt(ann.page, 'select("text tail");');
+          await caretAt(bob.page, 'tail', false);
+          await bob.page.keyboard.press('Enter');
+          own = await startServer(serverArgs);
+          const split = (h: string) => /head text(&nbsp;| )?<\/p>\s*<p>tail text/.test(h);
+          await convergedHtml([ann, bob], split);
+          const ends = await rt<{ same: boolean; selected: string }>(
+            ann.page,
+            `var s = root().ownerDocument.getSelection(); var blockOf = function (n) { return (n.nodeType === 3 ? n.parentNode : n).closest('p'); };
+             return { same: blockOf(s.anchorNode) === blockOf(s.focusNode), selected: s.toString() };`,
+          );
+          assert.ok(ends.same, `Ann's selection spans paragraphs: ${JSON.stringify(ends.selected)} in ${await driver.html(ann.page)}`);
+          await driver.type(ann.page, 'X');
+          const html = await convergedHtml([ann, bob], (h) => h.includes('X'));
+          assert.match(html, /<p>tail text<\/p>/, `Bob's new paragraph is whole: ${html}`);
+        });
+      } finally {
+        await own.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
     // Session 10, from the fuzz: while a key is held its block is not patched, and the key's character is written at
     // keyup where the key began. A peer's write that moved that text meanwhile (here an indent; in the fuzz a paste
     // splitting the paragraph) left that place in a deleted node, and the character was lost or stranded.

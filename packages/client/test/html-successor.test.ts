@@ -123,6 +123,18 @@ describe('typing into a node a peer re-created', () => {
     assert.equal(show(ann), show(bob.doc));
   });
 
+  it('puts typing back after one kept character at the start of the text (the TinyMCE fuzz lost "ann164q")', () => {
+    const ann = new Y.Doc();
+    const bob = rescuing();
+    load(ann, list([t('first')], [t(' cid177q cid178q')]));
+    sync(ann, bob.doc);
+    write(ann, list([t('first'), h('ul', {}, h('li', {}, t(' cid177q cid178q')))]));
+    write(bob.doc, list([t('first')], [t('  bob164qcid177q cid178q')]));
+    sync(ann, bob.doc);
+    assert.equal(show(bob.doc), '<ul><li>first<ul><li>&nbsp; bob164qcid177q cid178q</li></ul></li></ul>');
+    assert.deepEqual(bob.rescued, [8]);
+  });
+
   it("does not put this user's unseen text into a copy that only shares a word's beginning with it", () => {
     const bob = rescuing();
     const ann = new Y.Doc();

@@ -916,8 +916,19 @@ export class RichTextBinding implements EditorAdapter {
       const to = p ? relocate(p.text, p.offset) : null;
       return to ? { rel: to.rel, path: [], offset: to.index, text: to.text } : p;
     };
-    const moved = saved ? { anchor: point(saved.anchor), focus: saved.focus === saved.anchor ? null : point(saved.focus) } : null;
-    if (moved && saved && saved.focus === saved.anchor) moved.focus = moved.anchor;
+    let moved: Saved | null = null;
+    if (saved && saved.focus === saved.anchor) {
+      const at = point(saved.anchor);
+      moved = { anchor: at, focus: at };
+    } else if (saved) {
+      // A selection moves only whole, into one text: with one end in text the peer kept, it stays where it was
+      // (the end in moved text resolves to the cut). Moving one end made a selection from one paragraph into
+      // another (the TinyMCE fuzz), which the next key would have replaced.
+      const anchor = point(saved.anchor);
+      const focus = point(saved.focus);
+      const whole = anchor !== saved.anchor && focus !== saved.focus && anchor?.text === focus?.text;
+      moved = whole ? { anchor, focus } : saved;
+    }
     if (count === 0) return moved;
     this.saved = moved;
     return null;

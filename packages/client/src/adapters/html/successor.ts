@@ -342,9 +342,15 @@ export class Removal {
           j += str.length;
           return;
         }
-        const kept = (neighbour: [number, string] | undefined, atEdge: boolean) =>
-          neighbour === undefined ? atEdge : neighbour[0] === DiffMatchPatch.DIFF_EQUAL && neighbour[1].length >= MIN_CONTEXT;
-        const anchored = kept(diffs[n - 1], i === 0 && j === 0) && kept(diffs[n + 1], i + str.length === removed.before.length && j === now.length);
+        // A kept neighbour is long enough to pin the place, or reaches the start (the end) of both texts: the TinyMCE
+        // fuzz lost "ann164q" typed after the first of two leading spaces, with one space of kept text before it.
+        const kept = (neighbour: [number, string] | undefined, atEdge: boolean, reachesEdge: boolean) =>
+          neighbour === undefined ? atEdge : neighbour[0] === DiffMatchPatch.DIFF_EQUAL && (neighbour[1].length >= MIN_CONTEXT || reachesEdge);
+        const prev = diffs[n - 1]?.[1].length ?? 0;
+        const next = diffs[n + 1]?.[1].length ?? 0;
+        const anchored =
+          kept(diffs[n - 1], i === 0 && j === 0, i === prev && j === prev) &&
+          kept(diffs[n + 1], i + str.length === removed.before.length && j === now.length, i + str.length + next === removed.before.length && j + next === now.length);
         for (let k = i; anchored && k < i + str.length; ) {
           if (!removed.lost[k]) {
             k++;
