@@ -135,6 +135,29 @@ describe('typing into a node a peer re-created', () => {
     assert.deepEqual(bob.rescued, [8]);
   });
 
+  it('stranded typing one character into the part a split moved goes with it, and the caret at its end follows (the TinyMCE fuzz)', () => {
+    // Ann splits after "…here "; Bob typed "cid35q" after the second space, which moved with the (shorter) tail.
+    const ann = new Y.Doc();
+    const bob = new Y.Doc();
+    load(ann, normalizeDocument([h('p', {}, t('long head text here  cid22q cid23q'))]));
+    sync(ann, bob);
+    const old = (frag(bob).get(0) as Y.XmlElement).get(0) as Y.XmlText;
+    const located: Array<{ text: Y.XmlText; index: number } | null> = [];
+    frag(bob).observeDeep((events, tr) => {
+      if (tr.local) return;
+      const removal = Removal.of(events, tr, bob.clientID);
+      if (removal?.lostAny) bob.transact(() => removal.rescue(), 'rescue');
+      located.push(removal?.locate(old, 27) ?? null);
+    });
+    write(ann, normalizeDocument([h('p', {}, t('long head text here ')), h('p', {}, t(' cid22q cid23q'))]));
+    write(bob, normalizeDocument([h('p', {}, t('long head text here  cid35qcid22q cid23q'))]));
+    send(ann, bob);
+    assert.equal(show(bob), '<p>long head text here&nbsp;</p><p>&nbsp;cid35qcid22q cid23q</p>');
+    const [at] = located;
+    assert.ok(at, 'the caret after "cid35q" moves with it');
+    assert.equal(at.text.toString().slice(0, at.index), ' cid35q');
+  });
+
   it("does not put this user's unseen text into a copy that only shares a word's beginning with it", () => {
     const bob = rescuing();
     const ann = new Y.Doc();

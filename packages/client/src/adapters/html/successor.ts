@@ -75,6 +75,11 @@ interface Removed {
    * that place (nothing to relocate).
    */
   fromBefore: (offset: number) => number | null;
+  /**
+   * The stranded runs of a trimmed text once `rescue` ran, as offsets in `before`, each with the receiver index it
+   * was put back at (null: it stayed where it was).
+   */
+  runs?: Array<{ from: number; to: number; at: number | null }>;
 }
 
 /** One UTF-16 unit of a text as it was before the transaction. */
@@ -395,8 +400,10 @@ export class Removal {
     const now = plainOf(receiver.text);
     const diffs = dmp.diff_main(known, now, false);
     let count = 0;
+    removed.runs = [];
     for (const run of runs) {
       const found = keptAround(diffs, run.at, now.length);
+      removed.runs.push({ from: run.from, to: run.to, at: found === null ? null : found + count });
       if (found === null) continue;
       insertUnits(receiver.text, found + count, removed, run.from, run.to);
       const ids = removed.ids.slice(run.from, run.to).filter((id): id is Y.ID => id !== null);
@@ -409,13 +416,17 @@ export class Removal {
   /**
    * Where offset `offset` of `text` (the offset as before the transaction) now is, when the text there was removed:
    * the matching index in its receiver. Null when the transaction left that place alone or its text went nowhere
-   * recognisable.
+   * recognisable. Call it after `rescue`, when that ran: a caret at this user's stranded typing follows the typing.
    */
   locate(text: Y.XmlText, offset: number): { text: Y.XmlText; index: number } | null {
     const removed = this.removed.find((r) => r.text === text);
     const at = removed ? removed.fromBefore(offset) : null;
     const receiver = removed && at !== null ? this.receiverOf(removed) : null;
     if (!removed || at === null || !receiver) return null;
+    // A caret in or at the edge of this user's stranded typing goes where that typing went: a run left in place
+    // keeps it (the TinyMCE fuzz wrote a held space into "cid|22q" in the receiver while "cid35q" stayed behind).
+    const run = removed.runs?.find((r) => at >= r.from && at <= r.to);
+    if (run) return run.at === null ? null : { text: receiver.text, index: run.at + (at - run.from) };
     const diffs = dmp.diff_main(removed.before, plainOf(receiver.text), false);
     return { text: receiver.text, index: dmp.diff_xIndex(diffs, Math.min(at, removed.before.length)) };
   }
@@ -513,7 +524,10 @@ function keptAround(diffs: ReadonlyArray<[number, string]>, at: number, newLengt
   if (o && o.op === DiffMatchPatch.DIFF_EQUAL && o.i < at) {
     const before = at - o.i;
     const after = o.i + o.length - at;
-    return before >= MIN_CONTEXT && after >= MIN_CONTEXT ? o.j + before : null;
+    // Context reaching the start (the end) of both texts pins the place however short it is.
+    const startPinned = before >= MIN_CONTEXT || (o.i === 0 && o.j === 0);
+    const endPinned = after >= MIN_CONTEXT || s === ops.length - 1;
+    return startPinned && endPinned ? o.j + before : null;
   }
   const kept = (from: number, step: number): boolean => {
     for (let n = from; n >= 0 && n < ops.length; n += step) {
