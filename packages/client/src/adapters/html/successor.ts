@@ -445,6 +445,7 @@ export class Removal {
     let best: Receiver | null = null;
     const total = this.receivers.reduce((n, r) => n + r.text.length, 0);
     if (total <= MAX_RECEIVER_CHARS) {
+      // A text keeps its own places (relative positions follow them); its removed text went elsewhere.
       const candidates = this.receivers
         .filter((r) => r.text !== removed.text)
         .map((receiver) => ({ receiver, shared: this.shared(removed, receiver) }))
