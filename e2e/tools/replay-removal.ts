@@ -24,8 +24,8 @@ const record = JSON.parse(readFileSync(file, 'utf8')) as { client: number; updat
 const decode = (b64: string): Uint8Array => new Uint8Array(Buffer.from(b64, 'base64'));
 const FRAGMENT = HTML_TYPE;
 
+// The page's own updates arrive as updates here: no client ID is set (Yjs would pick a new one, with a warning).
 const doc = new Y.Doc();
-doc.clientID = record.client;
 for (const [at, kind, b64] of record.updates) {
   if (kind === 'overflow') {
     console.log(`${at}: the record overflowed here; replay stops`);
@@ -39,8 +39,8 @@ for (const [at, kind, b64] of record.updates) {
 /** Applies `update` to a copy of the document as it is, and prints what `Removal` makes of it. */
 function inspect(at: number, update: Uint8Array): void {
   const copy = new Y.Doc();
-  copy.clientID = record.client;
   Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc));
+  copy.clientID = record.client; // the rescue writes as the page would
   const frag = copy.getXmlFragment(FRAGMENT);
   const before = frag.toString();
   let removal: Removal | null = null;
