@@ -404,67 +404,79 @@ for (const driver of RICH_TEXT_DRIVERS) {
       });
     });
 
-    // Session 9, from the fuzz: Yjs has no move, so a list item a peer indents is deleted and re-created nested; what
-    // was typed into it meanwhile went with the deleted node. The typist's binding puts it back in the new node.
-    it('typing into a list item that a peer indents at the same time is kept, and the caret follows the item', { timeout: TIMEOUT_MS }, async () => {
-      const label = `${driver.name}-rt-indent-race`;
-      const dataDir = mkdtempSync(join(tmpdir(), 'wave-e2e-indent-'));
+    /**
+     * Ann and Bob on a server of their own, both showing `html` (once their HTML includes `shown`); `offline` runs while the server is down (their edits
+     * are concurrent for certain: each sees the other's only after), then the server comes back and `online` runs.
+     */
+    async function offlineRace(
+      label: string,
+      html: string,
+      shown: string,
+      offline: (ann: Peer, bob: Peer) => Promise<void>,
+      online: (ann: Peer, bob: Peer) => Promise<void>,
+    ): Promise<void> {
+      const dataDir = mkdtempSync(join(tmpdir(), 'wave-e2e-race-'));
       const serverArgs = { dataDir, extraArgs: ['--port', String(await freePort())] };
       let own = await startServer(serverArgs);
-      const offline = [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/];
+      const allowErrors = [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/];
       try {
         await withScene(browser, own, label, async (scene) => {
           const doc = freshDocId(label);
-          const ann = await scene.open('Ann', driver, { doc, allowErrors: offline });
-          const bob = await scene.open('Bob', driver, { doc, allowErrors: offline });
-          await command(ann.page, 'setHtml', { html: '<ul><li>first</li><li>hello wor</li></ul>' });
-          await convergedHtml([ann, bob], (h) => h.includes('hello wor'));
-          // Concurrent for certain: both edit while the server is down, and each sees the other's edit only after.
+          const ann = await scene.open('Ann', driver, { doc, allowErrors });
+          const bob = await scene.open('Bob', driver, { doc, allowErrors });
+          await command(ann.page, 'setHtml', { html });
+          await convergedHtml([ann, bob], (h) => h.includes(shown));
           await own.stop();
           for (const peer of [ann, bob]) await peer.page.waitForFunction(() => window.coedit!.getState() === 'offline');
-          await caretAt(ann.page, 'hello', false);
-          await command(ann.page, 'indent');
-          // The editors' HTML, without the line breaks TinyMCE puts between tags.
-          const nested = (h: string, text: string) => h.replace(/\n\s*/g, '').includes(`<li>first<ul><li>${text}</li></ul></li>`);
-          assert.ok(nested(await driver.html(ann.page), 'hello wor'), `Ann indented the item: ${await driver.html(ann.page)}`);
-          await caretAt(bob.page, 'wor', true);
-          await driver.type(bob.page, 'ld');
+          await offline(ann, bob);
           own = await startServer(serverArgs);
-          await convergedHtml([ann, bob], (h) => nested(h, 'hello world'));
-          // Bob's caret moved with the item: his next key follows what he typed.
-          await driver.type(bob.page, '!');
-          await convergedHtml([ann, bob], (h) => nested(h, 'hello world!'));
+          await online(ann, bob);
         });
       } finally {
         await own.stop();
         rmSync(dataDir, { recursive: true, force: true });
       }
+    }
+
+    // Session 9, from the fuzz: Yjs has no move, so a list item a peer indents is deleted and re-created nested; what
+    // was typed into it meanwhile went with the deleted node. The typist's binding puts it back in the new node.
+    it('typing into a list item that a peer indents at the same time is kept, and the caret follows the item', { timeout: TIMEOUT_MS }, async () => {
+      // The editors' HTML, without the line breaks TinyMCE puts between tags.
+      const nested = (h: string, text: string) => h.replace(/\n\s*/g, '').includes(`<li>first<ul><li>${text}</li></ul></li>`);
+      await offlineRace(
+        `${driver.name}-rt-indent-race`,
+        '<ul><li>first</li><li>hello wor</li></ul>',
+        'hello wor',
+        async (ann, bob) => {
+          await caretAt(ann.page, 'hello', false);
+          await command(ann.page, 'indent');
+          assert.ok(nested(await driver.html(ann.page), 'hello wor'), `Ann indented the item: ${await driver.html(ann.page)}`);
+          await caretAt(bob.page, 'wor', true);
+          await driver.type(bob.page, 'ld');
+        },
+        async (ann, bob) => {
+          await convergedHtml([ann, bob], (h) => nested(h, 'hello world'));
+          // Bob's caret moved with the item: his next key follows what he typed.
+          await driver.type(bob.page, '!');
+          await convergedHtml([ann, bob], (h) => nested(h, 'hello world!'));
+        },
+      );
     });
 
     // Session 12, from the fuzz: a selection with one end in text a peer's split moved away had only that end moved,
     // into the new paragraph, and the next key replaced everything between the two paragraphs.
     it("a selection across a peer's split stays in one paragraph: the next key replaces only what it selected", { timeout: TIMEOUT_MS }, async () => {
-      const label = `${driver.name}-rt-split-selection`;
-      const dataDir = mkdtempSync(join(tmpdir(), 'wave-e2e-split-'));
-      const serverArgs = { dataDir, extraArgs: ['--port', String(await freePort())] };
-      let own = await startServer(serverArgs);
-      const offline = [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/];
-      try {
-        await withScene(browser, own, label, async (scene) => {
-          const doc = freshDocId(label);
-          const ann = await scene.open('Ann', driver, { doc, allowErrors: offline });
-          const bob = await scene.open('Bob', driver, { doc, allowErrors: offline });
-          await command(ann.page, 'setHtml', { html: '<p>head text tail text</p>' });
-          await convergedHtml([ann, bob], (h) => h.includes('head text tail text'));
-          // Concurrent for certain: both act while the server is down.
-          await own.stop();
-          for (const peer of [ann, bob]) await peer.page.waitForFunction(() => window.coedit!.getState() === 'offline');
+      await offlineRace(
+        `${driver.name}-rt-split-selection`,
+        '<p>head text tail text</p>',
+        'head text tail text',
+        async (ann, bob) => {
           await rt(ann.page, 'select("text tail");');
           await caretAt(bob.page, 'tail', false);
           await bob.page.keyboard.press('Enter');
-          own = await startServer(serverArgs);
-          const split = (h: string) => /head text(&nbsp;| )?<\/p>\s*<p>tail text/.test(h);
-          await convergedHtml([ann, bob], split);
+        },
+        async (ann, bob) => {
+          await convergedHtml([ann, bob], (h) => /head text(&nbsp;| )?<\/p>\s*<p>tail text/.test(h));
           const ends = await rt<{ same: boolean; selected: string }>(
             ann.page,
             `var s = root().ownerDocument.getSelection(); var blockOf = function (n) { return (n.nodeType === 3 ? n.parentNode : n).closest('p'); };
@@ -474,11 +486,8 @@ for (const driver of RICH_TEXT_DRIVERS) {
           await driver.type(ann.page, 'X');
           const html = await convergedHtml([ann, bob], (h) => h.includes('X'));
           assert.match(html, /<p>tail text<\/p>/, `Bob's new paragraph is whole: ${html}`);
-        });
-      } finally {
-        await own.stop();
-        rmSync(dataDir, { recursive: true, force: true });
-      }
+        },
+      );
     });
 
     // Session 10, from the fuzz: while a key is held its block is not patched, and the key's character is written at
