@@ -5,9 +5,10 @@
 // is not trivial, and every word that was typed or pasted and not removed by someone is there, exactly once.
 //
 // The seed is printed; `WAVE_E2E_SEED=<seed>` replays the same choices (timing still varies: the pages run
-// concurrently). `WAVE_FUZZ_OPS` sets the operations per user (default: 300 with WAVE_LONG=1, else SHORT_FUZZ_OPS).
-// A failure prints the seed, each user's last operations and what was recorded about the missing word. A seed that
-// failed becomes a named regression case in REGRESSION_SEEDS.
+// concurrently). `WAVE_FUZZ_OPS` sets the operations per user (default 300). A failure prints the seed, each user's
+// last operations and what was recorded about the missing word. A seed that failed becomes a named regression case in
+// REGRESSION_SEEDS. `npm test` (CI) runs those named seeds; `npm run test:long` and WAVE_FUZZ=1 also draw a fresh
+// seed per editor (suite.ts, FRESH_FUZZ_SEEDS).
 //
 // Words are unique random strings ("B" + serial + 4 random letters), so that what is left of two words after a
 // deletion never spells a third, and a word counts as present wherever its letters are, even run together with a
@@ -25,7 +26,9 @@
 // that text inside the word (all its letters are kept). Such a word counts as "split by a peer's undo/redo", printed
 // apart, when the final text holds its letters around text some undo/redo put back (all of the gap, or a word-sized
 // piece of it put back while the word was typed: a peer's typing may arrive in the same update), or when text some
-// undo/redo put back arrived at its author's caret, right after a letter, while the word was being typed. Anything
+// undo/redo put back arrived at its author's caret, right after a letter, while the word was being typed, or landed
+// inside the whole word on some page then or just after (seed 1301741232: a peer deleted the spaces before a word
+// being typed, her undo put them back inside it, and a third user deleted the pieces). Anything
 // else missing fails, with each page's Y-level removals, reconnects and its author's key/delta/selection trace and
 // where the word's first letters are in the final text.
 //
@@ -38,19 +41,17 @@ import { withScene, type Peer } from '../lib/browser.ts';
 import { codemirrorContract, quillContract, textareaContract, type ContractDriver } from '../lib/drivers.ts';
 import type { WaveServer } from '../lib/server.ts';
 import { freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
-import { FUZZ_ENABLED, fuzzSkip, serverAndBrowser } from '../lib/suite.ts';
+import { freshSeedsSkip, serverAndBrowser } from '../lib/suite.ts';
 import { splitAround } from '../lib/words.ts';
 import '../lib/page-globals.ts';
 
 /**
- * Operations per user in the default run: 3 × 300 per editor take 1–2 minutes per editor on this 2-core machine
- * (Chromium, three pages and the server share it), so WAVE_FUZZ=1 runs 100 each (~1.5 min for all three editors)
- * and WAVE_LONG=1 (`npm run test:long`) the full 300. `npm test` (CI) skips the fuzz: see FUZZ_ENABLED.
+ * Operations per user (issue 3: 300). 3 × 300 take 1–2 minutes per editor on a two-core machine (Chromium, three
+ * pages and the server share it).
  */
-const SHORT_FUZZ_OPS = 100;
-const FUZZ_OPS = Number(process.env.WAVE_FUZZ_OPS ?? (process.env.WAVE_LONG === '1' ? 300 : SHORT_FUZZ_OPS));
+const FUZZ_OPS = Number(process.env.WAVE_FUZZ_OPS ?? 300);
 const USERS = ['Ann', 'Bob', 'Cid'] as const;
-/** Generous (see SHORT_FUZZ_OPS); the bound only stops a hung run. */
+/** Generous (see FUZZ_OPS); the bound only stops a hung run. */
 const TEST_TIMEOUT_MS = FUZZ_OPS * 2_000;
 const CONVERGE_MS = 30_000;
 /** A word's first letters (user letter + 3-letter serial) identify it: a piece starting with them is that word. */
@@ -72,6 +73,9 @@ const REGRESSION_SEEDS: ReadonlyArray<{ name: string; driver: string; seed: numb
   // A half-typed "Ca" run into the remnant "e." was deleted by a peer; recorded as "Cae".
   { name: 'half-typed-remnant', driver: 'codemirror', seed: 3922094342 },
   { name: 'redo-splits-typed-word', driver: 'quill', seed: 4192334313 },
+  // A peer deleted the spaces before a word being typed; her undo put them back inside it (Yjs redoItem), and a third
+  // user deleted the pieces: reported as a lost word before the oracle saw restored text land inside a word.
+  { name: 'undo-inside-joined-word', driver: 'codemirror', seed: 1301741232 },
 ];
 
 type Kind = 'textarea' | 'codemirror' | 'quill';
@@ -90,7 +94,7 @@ const EDITORS: readonly FuzzEditor[] = [
 let server: WaveServer;
 let browser: Browser;
 
-if (FUZZ_ENABLED) serverAndBrowser((s, b) => {
+serverAndBrowser((s, b) => {
   server = s;
   browser = b;
 });
@@ -230,11 +234,27 @@ const RECORDER = String.raw`(kind) => {
     const atCaret = [];
     /** Text this page's undo/redo put back (Yjs restores deleted text as new items, placed next to its old left neighbour). */
     const restored = [];
+    /** Peers' insertions that landed between two non-space characters: the token they split, as it was just before, and where. */
+    const inside = [];
     /** The last 20,000 Y events (delta; textarea: selection after) and textarea keys (selection before), for failure messages. */
     const trace = [];
     let before = ytext.toString();
     ytext.observe((event, tr) => {
       const origin = !tr.local ? 'remote' : tr.origin === w.coedit.session.undo.manager ? 'undo' : 'local';
+      if (!tr.local) {
+        // Positions in the text before the change, where each insertion lands.
+        let old = 0;
+        for (const op of event.delta) {
+          if (op.retain !== undefined) old += op.retain;
+          else if (op.delete !== undefined) old += op.delete;
+          else if (typeof op.insert === 'string' && /\S/.test(before[old - 1] ?? ' ') && /\S/.test(before[old] ?? ' ')) {
+            let s = old, e = old;
+            while (s > 0 && /\S/.test(before[s - 1])) s--;
+            while (e < before.length && /\S/.test(before[e])) e++;
+            inside.push({ text: op.insert, token: before.slice(s, e), offset: old - s, at: Date.now() });
+          }
+        }
+      }
       // Positions in the text before the change: retains and deletions advance through it, insertions do not.
       let at = 0;
       for (const op of event.delta) {
@@ -275,6 +295,7 @@ const RECORDER = String.raw`(kind) => {
       trace,
       restored,
       atCaret,
+      inside,
       inSync() {
         const y = w.coedit.session.doc.getText('text').toString().replace(/\n$/, '');
         const t = text();
@@ -509,8 +530,17 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
       const author = 'ABC'.indexOf(word[0]!);
       return atCarets[author]!.some((r) => r.at >= w.from && r.at <= w.to + RESTORE_SLACK_MS && (restored.includes(r.text) || holdsRestoreOf(w)(r.text)));
     };
+    // Text an undo or redo put back that landed inside the whole word on some page, while it was typed or just
+    // after: the word was split there (all its letters may have been removed since, as pieces no longer its own).
+    const insides = (await Promise.all(peers.map((p) => p.page.evaluate(() => (window as any).__fuzz.inside as Array<{ text: string; token: string; offset: number; at: number }>)))).flat();
+    const splitInside = (word: string) => {
+      const w = typed.find((x) => x.word === word)!;
+      const within = (r: { token: string; offset: number }) =>
+        [...r.token.matchAll(new RegExp(word, 'g'))].some((m) => r.offset > m.index! && r.offset < m.index! + word.length);
+      return insides.some((r) => within(r) && r.at >= w.from && r.at <= w.to + RESTORE_SLACK_MS && (fromRestore(r.text) || holdsRestoreOf(w)(r.text)));
+    };
     const absent = kept.filter((w) => occurrences.get(w.word) === 0).map((w) => w.word);
-    const split = absent.filter((w) => splitByRestore(w) || splitWhileTyped(w));
+    const split = absent.filter((w) => splitByRestore(w) || splitWhileTyped(w) || splitInside(w));
     const missing = absent.filter((w) => !split.includes(w));
     // Removed text can come back more than once: two users who both deleted it and both undid that get a copy
     // each (Yjs restores deleted content as new items). Text nobody removed is never duplicated.
@@ -591,25 +621,18 @@ function opLogs(runs: UserRun[], words: readonly string[] = []): string {
     .join('\n');
 }
 
-/**
- * Editors whose run is skipped, loudly, outside WAVE_LONG=1, with the reason (an open bug and its issue). Empty: the
- * Quill "lost word" once listed here (seed 4192334313) was a word split by a peer's redo (see the header), now
- * told apart.
- */
-const KNOWN_BROKEN: Record<string, string> = {};
-
-const notThisRun = fuzzSkip('fuzz.test.ts');
+const freshSkip = freshSeedsSkip('fuzz.test.ts');
 for (const editor of EDITORS) {
-  const broken = FUZZ_ENABLED && process.env.WAVE_LONG !== '1' ? KNOWN_BROKEN[editor.kind] : undefined;
-  if (broken) console.warn(`\n*** fuzz over ${editor.kind}: SKIPPED: ${broken} ***\n`);
-  describe(`randomized convergence over ${editor.kind}`, { skip: notThisRun || (broken ?? false) }, () => {
-    it(`${USERS.length} users × ${FUZZ_OPS} random operations converge and keep every word`, { timeout: TEST_TIMEOUT_MS }, async () => {
+  describe(`randomized convergence over ${editor.kind}`, () => {
+    it(`${USERS.length} users × ${FUZZ_OPS} random operations from a fresh seed converge and keep every word`, { skip: freshSkip, timeout: TEST_TIMEOUT_MS }, async () => {
       const label = `fuzz-${editor.kind}`;
       await fuzz(editor, label, testSeed(label));
     });
     for (const regression of REGRESSION_SEEDS.filter((r) => r.driver === editor.kind)) {
-      it(`regression ${regression.name} (seed ${regression.seed})`, { timeout: TEST_TIMEOUT_MS }, () =>
-        fuzz(editor, `fuzz-${editor.kind}-${regression.name}`, regression.seed));
+      it(`${USERS.length} users × ${FUZZ_OPS} random operations from seed ${regression.name} (${regression.seed}) converge and keep every word`, { timeout: TEST_TIMEOUT_MS }, () => {
+        console.log(`fuzz-${editor.kind}-${regression.name}: seed=${regression.seed}`);
+        return fuzz(editor, `fuzz-${editor.kind}-${regression.name}`, regression.seed);
+      });
     }
   });
 }
