@@ -537,7 +537,9 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
       const w = typed.find((x) => x.word === word)!;
       const within = (r: { token: string; offset: number }) =>
         [...r.token.matchAll(new RegExp(word, 'g'))].some((m) => r.offset > m.index! && r.offset < m.index! + word.length);
-      return insides.some((r) => within(r) && r.at >= w.from && r.at <= w.to + RESTORE_SLACK_MS && (fromRestore(r.text) || holdsRestoreOf(w)(r.text)));
+      // Only whitespace: it must be exactly text put back (any whitespace passes fromRestore's token test).
+      const putBack = (t: string) => (/\S/.test(t) ? fromRestore(t) || holdsRestoreOf(w)(t) : restored.includes(t));
+      return insides.some((r) => within(r) && r.at >= w.from && r.at <= w.to + RESTORE_SLACK_MS && putBack(r.text));
     };
     const absent = kept.filter((w) => occurrences.get(w.word) === 0).map((w) => w.word);
     const split = absent.filter((w) => splitByRestore(w) || splitWhileTyped(w) || splitInside(w));
