@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diffAtCursor, mapIndex, minimalSplices, type Splice } from '../src/adapters/text-diff.js';
 import { AckTracker } from '../src/core/ack-tracker.js';
-import { Backoff } from '../src/core/backoff.js';
 
 function apply(s: string, d: { index: number; remove: number; insert: string }): string {
   return s.slice(0, d.index) + d.insert + s.slice(d.index + d.remove);
@@ -116,10 +115,3 @@ test('AckTracker counts pending edits until the covering message is acked', () =
   assert.equal(t.pending, 0);
 });
 
-test('Backoff: full jitter under a growing, capped window', () => {
-  const b = new Backoff(100, 1000, () => 1);
-  assert.deepEqual([b.next(), b.next(), b.next(), b.next(), b.next(), b.next()], [100, 200, 400, 800, 1000, 1000]);
-  b.reset();
-  assert.equal(b.next(), 100);
-  assert.equal(new Backoff(100, 1000, () => 0).next(), 0);
-});
