@@ -68,6 +68,7 @@ function run(action, arg) {
       case 'undo': return F.commands.undo();
       case 'redo': return F.commands.redo();
       case 'indent': return F.commands.indent();
+      case 'delete': return root().ownerDocument.execCommand('delete');
     }
   } else {
     switch (action) {
@@ -88,6 +89,7 @@ function run(action, arg) {
       case 'undo': return T.execCommand('Undo');
       case 'redo': return T.execCommand('Redo');
       case 'indent': return T.execCommand('Indent');
+      case 'delete': return T.execCommand('Delete');
     }
   }
   throw new Error('unknown action ' + action);

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import * as Y from 'yjs';
 import { safeUrl, sanitizeStyle } from '../src/adapters/html/schema.ts';
 import { normalize, normalizeDocument, type RawNode } from '../src/adapters/html/normalize.ts';
-import { toHtml, type MElement } from '../src/adapters/html/model.ts';
+import { DEFAULT_DIALECT, toHtml, type MElement } from '../src/adapters/html/model.ts';
 import { documentOfY, buildY, HTML_TYPE, offsetInDocument, plainOfY, syncChildren } from '../src/adapters/html/ydoc.ts';
 
 const t = (text: string): RawNode => ({ t: 'text', text });
@@ -65,6 +65,18 @@ describe('normaliser', () => {
     assert.equal(html(h('ul', {}, h('li', {}, t('a')), h('ul', {}, h('li', {}, t('b'))))), '<ul><li>a<ul><li>b</li></ul></li></ul>');
     assert.equal(html(h('table', {}, h('tr', {}, h('td', {}, t('c'))))), '<table><tbody><tr><td>c</td></tr></tbody></table>');
     assert.equal(html(h('ul', {}, t('\n  '))), '');
+  });
+
+  it('renders an empty line before a nested list that begins an item, for an editor that would move that list (TinyMCE)', () => {
+    const item = (...lead: RawNode[]) => h('ul', {}, h('li', {}, t('one')), h('li', {}, ...lead, h('ul', {}, h('li', {}, t('nested'))), t('tail')));
+    const blocks = normalizeDocument([item()]);
+    const tinymce = { ...DEFAULT_DIALECT, placeholder: { 'data-mce-bogus': '1' }, lineBeforeLeadingList: true };
+    assert.equal(toHtml(blocks, tinymce), '<ul><li>one</li><li><br data-mce-bogus="1"><ul><li>nested</li></ul>tail</li></ul>');
+    assert.equal(toHtml(blocks), '<ul><li>one</li><li><ul><li>nested</li></ul>tail</li></ul>', 'other editors: as it is');
+    // The same document read back with that line: the reader drops it.
+    assert.equal(html(item(h('br', { 'data-mce-bogus': '1' }))), toHtml(blocks));
+    // A first item has no item before it to move into: left as it is.
+    assert.equal(toHtml(normalizeDocument([h('ul', {}, h('li', {}, h('ul', {}, h('li', {}, t('x')))))]), tinymce), '<ul><li><ul><li>x</li></ul></li></ul>');
   });
 
   it('reads no-break spaces as spaces and spells them back as a browser does', () => {

@@ -35,6 +35,12 @@ function isTinymce(editor: unknown): editor is TinymceLike {
 export const TINYMCE_DIALECT: EditorDialect = {
   mark: (name, attrs) => (name === 'u' ? { tag: 'span', attrs: { style: 'text-decoration: underline;' } } : { tag: name, attrs: name === 'a' ? attrs : {} }),
   placeholder: { 'data-mce-bogus': '1' },
+  // TinyMCE's Delete inside a list runs its `normalizeLists` over the whole body (tinymce.js, `deleteCommand` and
+  // `backspaceDeleteRange` → `normalizeList`): a nested list that is the first child of an item moves into the item
+  // before. Yjs has no move, so each peer doing so writes its own copy of the nested list, and peers deleting at the
+  // same time doubled its text (the rich-text fuzz, seed 1789580499). A first child other than the list (this
+  // placeholder line) leaves it where it is; only the peer whose editor made such an item can still move it.
+  lineBeforeLeadingList: true,
   skip: (el) => {
     const bogus = el.getAttribute('data-mce-bogus');
     return (

@@ -88,6 +88,12 @@ export interface Dialect {
   mark(name: string, attrs: Attrs): { tag: string; attrs: Attrs };
   /** Attributes of the `<br>` added so that an empty or br-terminated line has height. */
   placeholder: Attrs;
+  /**
+   * A list item that begins with a nested list, after another item of its list, is rendered with an empty line
+   * (a placeholder `<br>`) before that nested list, for an editor that would otherwise move the nested list into the
+   * item before (see `TINYMCE_DIALECT`). The model is the same either way: the reader drops that `<br>`.
+   */
+  lineBeforeLeadingList?: boolean;
 }
 
 export const DEFAULT_DIALECT: Dialect = {
@@ -113,8 +119,18 @@ export function renderNodes(nodes: readonly MNode[], dialect: Dialect, pre = fal
 }
 
 export function renderElement(el: MElement, dialect: Dialect, pre = false): VElement {
-  return { tag: el.name, attrs: el.attrs, children: renderNodes(el.children, dialect, pre || el.name === 'pre') };
+  const children = renderNodes(el.children, dialect, pre || el.name === 'pre');
+  if (dialect.lineBeforeLeadingList && isList(el.name)) {
+    for (const item of children.slice(1)) {
+      if (typeof item === 'string' || item.tag !== 'li') continue;
+      const first = item.children[0];
+      if (first !== undefined && typeof first !== 'string' && isList(first.tag)) item.children.unshift({ tag: 'br', attrs: dialect.placeholder, children: [] });
+    }
+  }
+  return { tag: el.name, attrs: el.attrs, children };
 }
+
+const isList = (name: string) => name === 'ul' || name === 'ol';
 
 /**
  * The spaces of a line as a browser's contenteditable spells them, so that each shows: a space at the start or
