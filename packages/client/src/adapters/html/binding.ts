@@ -120,6 +120,11 @@ const KEY_HOLD_MS = 1_000;
 const RECENT_TYPING_MS = 1_500;
 /** At most this many recent insertions are remembered (a paste of many runs counts once per run). */
 const RECENT_TYPING_MAX = 32;
+/**
+ * How long this user's own writes count as possibly not yet seen by a peer whose write arrives now (ms; a few round
+ * trips): such characters left at the edge of a text the peer moved were not part of what it moved (`successor.ts`).
+ */
+const UNSEEN_OWN_MS = 1_500;
 
 /** Origin of the one-time write-back of content the binding itself normalised (not an undoable user edit). */
 const NORMALIZE_ORIGIN = Symbol('wave-html-normalize');
@@ -161,6 +166,8 @@ export class RichTextBinding implements EditorAdapter {
   private respelled = new WeakMap<Node, { key: string; seen: Set<string> }>();
   /** Where peers inserted text in the last RECENT_TYPING_MS (see `noteRemoteTyping`). */
   private recentTyping: Array<{ rel: Y.RelativePosition; at: number }> = [];
+  /** This user's transactions in the last UNSEEN_OWN_MS: when each began and its client's clock then (`ownRecent`). */
+  private ownWrites: Array<{ at: number; clock: number }> = [];
   /** Blocks read from a top-level DOM node that has not changed since. */
   private cache = new WeakMap<Node, MElement[]>();
   /** Top-level nodes changed since the last flush (the root itself when its child list changed). */
@@ -334,6 +341,7 @@ export class RichTextBinding implements EditorAdapter {
     this.checked = new WeakMap();
     this.respelled = new WeakMap();
     this.recentTyping = [];
+    this.ownWrites = [];
     this.settled = new WeakMap();
   }
 
@@ -797,7 +805,25 @@ export class RichTextBinding implements EditorAdapter {
     if (this.recentTyping.length > RECENT_TYPING_MAX) this.recentTyping.splice(0, this.recentTyping.length - RECENT_TYPING_MAX);
   }
 
+  /** Whether item `id` is this user's and was written in the last UNSEEN_OWN_MS. */
+  private readonly ownRecent = (id: Y.ID): boolean => {
+    this.pruneOwnWrites(Date.now());
+    const first = this.ownWrites[0];
+    return first !== undefined && id.client === this.doc?.clientID && id.clock >= first.clock;
+  };
+
+  private pruneOwnWrites(now: number): void {
+    let old = 0;
+    while (old < this.ownWrites.length && now - this.ownWrites[old]!.at > UNSEEN_OWN_MS) old++;
+    if (old > 0) this.ownWrites.splice(0, old);
+  }
+
   private readonly onBeforeTransaction = (tr: Y.Transaction): void => {
+    if (tr.local && this.doc) {
+      const now = Date.now();
+      this.pruneOwnWrites(now);
+      this.ownWrites.push({ at: now, clock: Y.getState(this.doc.store, this.doc.clientID) });
+    }
     // A rescue runs inside `onDeep`, which sets the selection its patch restores.
     if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN || tr.origin === RESCUE_ORIGIN || !this.frag) return;
     if (this.observer) this.collect(this.observer.takeRecords());
@@ -821,7 +847,7 @@ export class RichTextBinding implements EditorAdapter {
     const changed = new Set<YNode>();
     if (!tr.local) this.noteRemoteTyping(events);
     // A peer's write that removed text (never this user's own undo: that is local).
-    const removal = tr.local ? null : Removal.of(events, tr, this.doc!.clientID);
+    const removal = tr.local ? null : Removal.of(events, tr, this.doc!.clientID, this.ownRecent);
     for (const ev of events) {
       if (ev.target === frag) structural = true;
       else {

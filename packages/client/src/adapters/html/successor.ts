@@ -162,13 +162,15 @@ export class Removal {
   /**
    * Reads remote transaction `tr` (from `observeDeep`'s `events`). Only characters of `ownClient` (this user's
    * Yjs client ID) are ever moved: the peer had not seen them when they went with a node, or they would have been
-   * in its receiver (or deleted where the peer rewrote the place, which `rescue` leaves alone). Null when the
-   * transaction removed no text.
+   * in its receiver (or deleted where the peer rewrote the place, which `rescue` leaves alone). `recent` tells this
+   * user's characters written so shortly before that the peer may not have seen them yet (see `Removed`'s stranded
+   * runs); by default none. Null when the transaction removed no text.
    */
   static of(
     events: ReadonlyArray<Y.YEvent<Y.AbstractType<unknown>>>,
     tr: Y.Transaction,
     ownClient: number,
+    recent: (id: Y.ID) => boolean = () => false,
   ): Removal | null {
     // Most remote transactions are keys typed: nothing to look at.
     if (tr.deleteSet.clients.size === 0) return null;
@@ -187,7 +189,7 @@ export class Removal {
       }
     }
     if (deleted.length === 0 && trimmed.length === 0) return null;
-    return new Removal(events, tr, deleted, trimmed, ownClient);
+    return new Removal(events, tr, deleted, trimmed, ownClient, recent);
   }
 
   private constructor(
@@ -196,6 +198,7 @@ export class Removal {
     deleted: readonly Y.XmlText[],
     trimmed: readonly Y.XmlText[],
     ownClient: number,
+    recent: (id: Y.ID) => boolean,
   ) {
     const createdBefore = (id: Y.ID) => id.clock < (tr.beforeState.get(id.client) ?? 0);
     this.created = (item) => !createdBefore(item.id);
@@ -240,7 +243,10 @@ export class Removal {
       const units = unitsOf(text);
       // A run of this user's typing still there, with removed characters right before and right after it: the peer
       // removed the text around it without knowing it (a range it knew would have been removed whole). A run at the
-      // edge of the text stays: a split may move either part, and the part it keeps can be this user's older text.
+      // edge of the text, with removed characters on its inner side, is stranded only when all of it was written
+      // just now (`recent`): a split moves everything the peer knew on one side of it, so the peer had not seen such
+      // a run (the Froala fuzz: a peer's Enter moved "ann11" into a new paragraph while "q " was being typed after
+      // it, and "q " stayed behind). An older run there stays: the peer may have moved only the text next to it.
       const stranded = units.map(() => false);
       for (let k = 0; k < units.length; ) {
         if (!units[k]!.own || units[k]!.gone) {
@@ -251,7 +257,9 @@ export class Removal {
         while (end < units.length && units[end]!.own && !units[end]!.gone) end++;
         const left = k > 0 && units[k - 1]!.gone;
         const right = end < units.length && units[end]!.gone;
-        if (left && right) for (let m = k; m < end; m++) stranded[m] = true;
+        const atEdge = (left && end === units.length) || (right && k === 0);
+        const unseen = atEdge && units.slice(k, end).every((u) => recent(u.id));
+        if ((left && right) || unseen) for (let m = k; m < end; m++) stranded[m] = true;
         k = end;
       }
       const kept = units.map((u, k) => u.gone || stranded[k]!);
