@@ -338,6 +338,20 @@ describe('typing into a node a peer re-created', () => {
     assert.deepEqual(fresh.rescued, [2]);
   });
 
+  it("puts typing back whole next to the text that went with it, not into a like word the receiver already held (the TinyMCE fuzz: \"ann2q\" became \"ann12q\")", () => {
+    const ann = rescuing();
+    const bob = new Y.Doc();
+    load(bob, normalizeDocument([h('p', {}, t('seed0w0 ann2q ann4q cid11q')), h('p', {}, t('seed0w1 cid5q'))]));
+    sync(bob, ann.doc);
+    // Ann types a word at the start of the second paragraph while Bob merges that paragraph into the first.
+    write(ann.doc, normalizeDocument([h('p', {}, t('seed0w0 ann2q ann4q cid11q')), h('p', {}, t('ann12q seed0w1 cid5q'))]));
+    write(bob, normalizeDocument([h('p', {}, t('seed0w0 ann2q ann4q cid11q seed0w1 cid5q'))]));
+    sync(bob, ann.doc);
+    // Its space lines up with the one Bob's merge put before "seed0w1": the word goes in right before that.
+    assert.equal(show(ann.doc), '<p>seed0w0 ann2q ann4q cid11qann12q seed0w1 cid5q</p>');
+    assert.deepEqual(ann.rescued, [6]);
+  });
+
   it("maps an offset of the deleted text into the text that received it (the caret's new place)", () => {
     const ann = new Y.Doc();
     const bob = new Y.Doc();

@@ -123,6 +123,23 @@ function charsOf(text: Y.XmlText, fresh: (item: Y.Item) => boolean): { str: stri
   return { str, fresh: flags };
 }
 
+/**
+ * The characters of `text` that `fresh` says the transaction put there (what a removed text can have gone into: a
+ * copy, text an undo restored), and where each one is in the whole text. `at(j)` is the index in `text` of the `j`th
+ * of them (for `j` = their count, the index right after the last one).
+ */
+function freshView(text: Y.XmlText, fresh: (item: Y.Item) => boolean): { str: string; at: (j: number) => number } {
+  const { str, fresh: flags } = charsOf(text, fresh);
+  let picked = '';
+  const index: number[] = [];
+  for (let k = 0; k < str.length; k++) {
+    if (!flags[k]) continue;
+    picked += str[k];
+    index.push(k);
+  }
+  return { str: picked, at: (j) => (j < index.length ? index[j]! : index.length > 0 ? index[index.length - 1]! + 1 : str.length) };
+}
+
 /** Deletes the characters with item IDs `ids` from `text` (those still there). */
 function deleteUnits(text: Y.XmlText, ids: readonly Y.ID[]): void {
   const wanted = new Set(ids.map((id) => `${id.client}:${id.clock}`));
@@ -333,7 +350,11 @@ export class Removal {
         count += this.putBackStranded(removed, receiver, moved);
         continue;
       }
-      const now = plainOf(receiver.text);
+      // Only what the transaction put there is matched: a word of the receiver's own older text can look like the lost
+      // one (the TinyMCE fuzz: a peer's undo removed a paragraph holding "ann12q" and restored its other text after
+      // "ann2q" in the paragraph above; matched against all of it, only the "1" went back, into "ann2q").
+      const view = freshView(receiver.text, this.created);
+      const now = view.str;
       const diffs = dmp.diff_main(removed.before, now, false);
       // Edits slid to word boundaries: "bob54q bob68q bob69qbob55q" against "bob54q bob55q" aligns as "bob54q bob" +
       // "68q bob69qbob" + "55q", and the lost characters alone went back as "bob54q bob68q bob69q55q" (the fuzz).
@@ -345,6 +366,7 @@ export class Removal {
       // place), the peer had seen those characters, and they stay deleted.
       let i = 0;
       let j = 0;
+      let shift = 0; // units put into the receiver so far, before the places still to come
       diffs.forEach(([op, str], n) => {
         if (op === DiffMatchPatch.DIFF_EQUAL) {
           i += str.length;
@@ -371,8 +393,8 @@ export class Removal {
           }
           let end = k + 1;
           while (end < i + str.length && removed.lost[end]) end++;
-          insertUnits(receiver.text, j, removed, k, end);
-          j += end - k;
+          insertUnits(receiver.text, view.at(j) + shift, removed, k, end);
+          shift += end - k;
           count += end - k;
           k = end;
         }
@@ -405,12 +427,15 @@ export class Removal {
       runs.push({ at: known.length, from: k, to: end });
       k = end;
     }
-    const now = plainOf(receiver.text);
+    // As in `rescue`: matched against what the transaction put into the receiver.
+    const view = freshView(receiver.text, this.created);
+    const now = view.str;
     const diffs = dmp.diff_main(known, now, false);
     let count = 0;
     removed.runs = [];
     for (const run of runs) {
-      const found = keptAround(diffs, run.at, now.length);
+      const kept = keptAround(diffs, run.at, now.length);
+      const found = kept === null ? null : view.at(kept);
       removed.runs.push({ from: run.from, to: run.to, at: found === null ? null : found + count });
       if (found === null) continue;
       insertUnits(receiver.text, found + count, removed, run.from, run.to);
@@ -435,8 +460,9 @@ export class Removal {
     // keeps it (the TinyMCE fuzz wrote a held space into "cid|22q" in the receiver while "cid35q" stayed behind).
     const run = removed.runs?.find((r) => at >= r.from && at <= r.to);
     if (run) return run.at === null ? null : { text: receiver.text, index: run.at + (at - run.from) };
-    const diffs = dmp.diff_main(removed.before, plainOf(receiver.text), false);
-    return { text: receiver.text, index: dmp.diff_xIndex(diffs, Math.min(at, removed.before.length)) };
+    const view = freshView(receiver.text, this.created);
+    const diffs = dmp.diff_main(removed.before, view.str, false);
+    return { text: receiver.text, index: view.at(dmp.diff_xIndex(diffs, Math.min(at, removed.before.length))) };
   }
 
   /**
