@@ -437,6 +437,15 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
     // words; the characters of every word must still all be there, once.
     const counts = new Map<string, number>();
     for (const m of text.matchAll(new RegExp(WORD.source, 'g'))) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+    // A word an undo put back inside another word that was being typed (see `splitByUndo`), then deleted together
+    // with that word's pieces: the deletion holds them around it ("bob63q  bann62qob65q": Ann's undo put "ann62q"
+    // back after Bob's "b", seed 3651623415). Without the restored word the deleted text shows the split word whole.
+    const wordsIn = (str: string) => [...str.matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]);
+    const putBack = new Set(restores.flatMap((r) => r.words));
+    for (const d of deletions) {
+      const whole = wordsIn(d.removed);
+      for (const w of whole.filter((x) => putBack.has(x))) for (const split of wordsIn(d.removed.replace(w, ''))) if (!whole.includes(split)) deleted.add(split);
+    }
     const gone = [...typed].filter((w) => !deleted.has(w) && !counts.has(w));
     // What undos removed, per author: each client's characters an undo removed (recordUndoRemovals; several
     // pages may record one item, split differently), as runs of consecutive clocks.

@@ -338,6 +338,37 @@ describe('typing into a node a peer re-created', () => {
     assert.deepEqual(fresh.rescued, [2]);
   });
 
+  it("leaves new typing that only met the moved text at the same place (two users typing a line at a paragraph's start, then Enter)", () => {
+    // Both client orders: Yjs orders two insertions at one place by client ID, so Bob's line lands before or after Ann's.
+    for (const [annId, bobId] of [[1, 2], [2, 1]] as const) {
+      const bob = new Y.Doc();
+      const ann = new Y.Doc();
+      ann.clientID = annId;
+      bob.clientID = bobId;
+      let typedFrom = Infinity;
+      frag(bob).observeDeep((events, tr) => {
+        if (tr.local) return;
+        const removal = Removal.of(events, tr, bob.clientID, (id) => id.client === bob.clientID && id.clock >= typedFrom);
+        if (removal?.lostAny) bob.transact(() => removal.rescue(), 'rescue');
+      });
+      load(ann, normalizeDocument([h('p', {}, t('target lorem ipsum'))]));
+      sync(ann, bob);
+      typedFrom = Y.getState(bob.store, bob.clientID);
+      // Both type a line at the start; Bob sees Ann's, she has not seen his yet.
+      write(bob, normalizeDocument([h('p', {}, t('bob too target lorem ipsum'))]));
+      write(ann, normalizeDocument([h('p', {}, t('ann writes abovetarget lorem ipsum'))]));
+      send(ann, bob);
+      // Ann presses Enter: her line moves into a new paragraph, the node stays with the tail, where Bob's caret is
+      // (binding `heldIn`).
+      const old = frag(ann).get(0);
+      const split = normalizeDocument([h('p', {}, t('ann writes above')), h('p', {}, t('target lorem ipsum'))]);
+      ann.transact(() => syncChildren(frag(ann), 'root', split, { heldIn: (y) => (y === old ? [20] : []) }), 'local');
+      sync(ann, bob);
+      sync(ann, bob);
+      assert.deepEqual(documentOfY(frag(bob)).map((b) => toHtml([b])), ['<p>ann writes above</p>', '<p>bob too target lorem ipsum</p>'], `clients ${annId}, ${bobId}`);
+    }
+  });
+
   it("puts typing back whole next to the text that went with it, not into a like word the receiver already held (the TinyMCE fuzz: \"ann2q\" became \"ann12q\")", () => {
     const ann = rescuing();
     const bob = new Y.Doc();

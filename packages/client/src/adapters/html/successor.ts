@@ -91,6 +91,9 @@ interface Unit {
   gone: boolean;
   /** Written by this user (this client). */
   own: boolean;
+  /** The character it was typed right after, and right before (Yjs `Item.origin` / `rightOrigin`; null: an edge). */
+  origin: Y.ID | null;
+  rightOrigin: Y.ID | null;
 }
 
 interface Receiver {
@@ -239,7 +242,10 @@ export class Removal {
         for (let k = 0; k < str.length; k++) {
           const id = Y.createID(item.id.client, item.id.clock + k);
           const own = item.content instanceof Y.ContentString && id.client === ownClient;
-          units.push({ char: str[k]!, attrs, id, gone: item.deleted, own });
+          // Inside an item each character follows the one before it (Yjs splits an item where a deletion cuts it).
+          const origin = k === 0 ? item.origin : Y.createID(item.id.client, item.id.clock + k - 1);
+          const rightOrigin = k === str.length - 1 ? item.rightOrigin : Y.createID(item.id.client, item.id.clock + k + 1);
+          units.push({ char: str[k]!, attrs, id, gone: item.deleted, own, origin, rightOrigin });
         }
       }
       return units;
@@ -260,10 +266,13 @@ export class Removal {
       const units = unitsOf(text);
       // A run of this user's typing still there, with removed characters right before and right after it: the peer
       // removed the text around it without knowing it (a range it knew would have been removed whole). A run at the
-      // edge of the text, with removed characters on its inner side, is stranded only when all of it was written
-      // just now (`recent`): a split moves everything the peer knew on one side of it, so the peer had not seen such
-      // a run (the Froala fuzz: a peer's Enter moved "ann11" into a new paragraph while "q " was being typed after
-      // it, and "q " stayed behind). An older run there stays: the peer may have moved only the text next to it.
+      // edge of the text, with removed characters on its inner side, is stranded only when it was typed onto those
+      // characters (its first one right after them, or its last one right before them) and all of it just now
+      // (`recent`): a split moves everything the peer knew on one side of it, so the peer had not seen such a run
+      // (the Froala fuzz: a peer's Enter moved "ann11" into a new paragraph while "q " was typed after it, and
+      // "q " stayed behind). Other edge runs stay: typing that only met the moved text at the same place (two
+      // users typing a line at the start of one paragraph and pressing Enter), or older text next to a moved part.
+      const same = (a: Y.ID | null, b: Y.ID) => a !== null && a.client === b.client && a.clock === b.clock;
       const stranded = units.map(() => false);
       for (let k = 0; k < units.length; ) {
         if (!units[k]!.own || units[k]!.gone) {
@@ -274,8 +283,8 @@ export class Removal {
         while (end < units.length && units[end]!.own && !units[end]!.gone) end++;
         const left = k > 0 && units[k - 1]!.gone;
         const right = end < units.length && units[end]!.gone;
-        const atEdge = (left && end === units.length) || (right && k === 0);
-        const unseen = atEdge && units.slice(k, end).every((u) => recent(u.id));
+        const typedOn = (left && end === units.length && same(units[k]!.origin, units[k - 1]!.id)) || (right && k === 0 && same(units[end - 1]!.rightOrigin, units[end]!.id));
+        const unseen = typedOn && units.slice(k, end).every((u) => recent(u.id));
         if ((left && right) || unseen) for (let m = k; m < end; m++) stranded[m] = true;
         k = end;
       }
