@@ -26,6 +26,10 @@ const FRAGMENT = HTML_TYPE;
 
 // The page's own updates arrive as updates here: no client ID is set (Yjs would pick a new one, with a warning).
 const doc = new Y.Doc();
+/** The page's own updates: when, and its client's clock before each (for `recent`, as the binding's `ownRecent`). */
+const own: Array<{ at: number; clock: number }> = [];
+/** As the binding's UNSEEN_OWN_MS. */
+const UNSEEN_OWN_MS = 1_500;
 for (const [at, kind, b64] of record.updates) {
   if (kind === 'overflow') {
     console.log(`${at}: the record overflowed here; replay stops`);
@@ -33,7 +37,14 @@ for (const [at, kind, b64] of record.updates) {
   }
   const update = decode(b64);
   if (kind === 'remote' && at >= from && at <= to) inspect(at, update);
+  if (kind === 'local') own.push({ at, clock: Y.getState(doc.store, record.client) });
   Y.applyUpdate(doc, update, kind === 'local' ? 'local' : 'remote');
+}
+
+/** Whether the page's item `id` was written in the UNSEEN_OWN_MS before `at`. */
+function recentAt(at: number, id: Y.ID): boolean {
+  const first = own.find((w) => w.at >= at - UNSEEN_OWN_MS);
+  return first !== undefined && id.client === record.client && id.clock >= first.clock;
 }
 
 /** Applies `update` to a copy of the document as it is, and prints what `Removal` makes of it. */
@@ -46,7 +57,7 @@ function inspect(at: number, update: Uint8Array): void {
   let removal: Removal | null = null;
   const onDeep = (events: Array<Y.YEvent<Y.AbstractType<unknown>>>, tr: Y.Transaction): void => {
     if (tr.local) return;
-    removal = Removal.of(events, tr, record.client);
+    removal = Removal.of(events, tr, record.client, (id) => recentAt(at, id));
   };
   frag.observeDeep(onDeep);
   Y.applyUpdate(copy, update, 'remote');
