@@ -107,11 +107,6 @@ function* items(type: Y.XmlFragment | Y.XmlElement | Y.XmlText | Y.AbstractType<
   for (let item = (type as unknown as { _start: Y.Item | null })._start; item; item = item.right) yield item;
 }
 
-/** The live characters of `text` (U+FFFC per embed). */
-function plainOf(text: Y.XmlText): string {
-  return charsOf(text, () => false).str;
-}
-
 /** The live characters of `text` (U+FFFC per embed), and per UTF-16 unit whether `fresh` says its item is. */
 function charsOf(text: Y.XmlText, fresh: (item: Y.Item) => boolean): { str: string; fresh: boolean[] } {
   let str = '';
