@@ -23,13 +23,13 @@ const list = (...items: RawNode[][]) => normalizeDocument([h('ul', {}, ...items.
 
 /**
  * A doc whose remote transactions run the binding's rescue step. `rescued` collects how many units each rescue put back.
+ * `recent` tells which of this doc's own items its peers may not have seen yet (the binding's `ownRecent`).
  */
-function rescuing(): { doc: Y.Doc; rescued: number[] } {
-  const doc = new Y.Doc();
+function rescuing(doc = new Y.Doc(), recent?: (id: Y.ID) => boolean): { doc: Y.Doc; rescued: number[] } {
   const rescued: number[] = [];
   frag(doc).observeDeep((events, tr) => {
     if (tr.local) return;
-    const removal = Removal.of(events, tr, doc.clientID);
+    const removal = Removal.of(events, tr, doc.clientID, recent);
     if (removal?.lostAny) doc.transact(() => rescued.push(removal.rescue()), 'rescue');
   });
   return { doc, rescued };
@@ -313,13 +313,7 @@ describe('typing into a node a peer re-created', () => {
       const ann = new Y.Doc();
       const bob = new Y.Doc();
       let typedFrom = Infinity;
-      const rescued: number[] = [];
-      frag(ann).observeDeep((events, tr) => {
-        if (tr.local) return;
-        const recent = (id: Y.ID) => knowsRecent && id.client === ann.clientID && id.clock >= typedFrom;
-        const removal = Removal.of(events, tr, ann.clientID, recent);
-        if (removal?.lostAny) ann.transact(() => rescued.push(removal.rescue()), 'rescue');
-      });
+      const { rescued } = rescuing(ann, (id) => knowsRecent && id.client === ann.clientID && id.clock >= typedFrom);
       load(ann, normalizeDocument([h('p', {}, t('seed1w0 seed1w1  ann11'))]));
       sync(ann, bob);
       typedFrom = Y.getState(ann.store, ann.clientID);
@@ -346,11 +340,7 @@ describe('typing into a node a peer re-created', () => {
       ann.clientID = annId;
       bob.clientID = bobId;
       let typedFrom = Infinity;
-      frag(bob).observeDeep((events, tr) => {
-        if (tr.local) return;
-        const removal = Removal.of(events, tr, bob.clientID, (id) => id.client === bob.clientID && id.clock >= typedFrom);
-        if (removal?.lostAny) bob.transact(() => removal.rescue(), 'rescue');
-      });
+      rescuing(bob, (id) => id.client === bob.clientID && id.clock >= typedFrom);
       load(ann, normalizeDocument([h('p', {}, t('target lorem ipsum'))]));
       sync(ann, bob);
       typedFrom = Y.getState(bob.store, bob.clientID);
