@@ -265,6 +265,23 @@ describe('typing into a node a peer re-created', () => {
     assert.equal(show(ann), show(bob.doc));
   });
 
+  it('puts stranded typing back after one kept character when the paste took a space before it (the Froala fuzz: "c" + "id41q")', () => {
+    // Froala fuzz, session 15: Cid typed "id41q" after the "c" Ann had seen, while Ann's paste replaced one of three
+    // spaces before "c" and moved the tail into a new paragraph. The diff kept "  " + (" " deleted) + "cann17q…": one
+    // character of context right before the run, the rest beyond the deleted space. "id41q" stayed in the head.
+    const ann = new Y.Doc();
+    const cid = rescuing();
+    const head = 'the head of this paragraph, the longer part cid38q';
+    load(ann, normalizeDocument([h('p', {}, t(`${head}   cann17q ann14q`))]));
+    sync(ann, cid.doc);
+    write(ann, normalizeDocument([h('p', {}, t(head)), h('p', {}, t('pasted')), h('p', {}, t('  cann17q ann14q'))]));
+    write(cid.doc, normalizeDocument([h('p', {}, t(`${head}   cid41qann17q ann14q`))]));
+    sync(ann, cid.doc);
+    sync(ann, cid.doc);
+    assert.equal(show(cid.doc), `<p>${head}</p><p>pasted</p><p>&nbsp; cid41qann17q ann14q</p>`);
+    assert.equal(show(ann), show(cid.doc));
+  });
+
   it("leaves this user's own text before a split where it is (the fuzz: a split moved a whole head along)", () => {
     const ann = new Y.Doc();
     const bob = rescuing();

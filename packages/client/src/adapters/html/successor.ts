@@ -560,21 +560,22 @@ function keptAround(diffs: ReadonlyArray<[number, string]>, at: number, newLengt
   let s = ops.findIndex((o) => o.i + (o.op === DiffMatchPatch.DIFF_INSERT ? 0 : o.length) > at);
   if (s < 0) s = ops.length;
   const o = ops[s];
-  if (o && o.op === DiffMatchPatch.DIFF_EQUAL && o.i < at) {
-    const before = at - o.i;
-    const after = o.i + o.length - at;
-    // Context reaching the start (the end) of both texts pins the place however short it is.
-    const startPinned = before >= MIN_CONTEXT || (o.i === 0 && o.j === 0);
-    const endPinned = after >= MIN_CONTEXT || s === ops.length - 1;
-    return startPinned && endPinned ? o.j + before : null;
-  }
-  const kept = (from: number, step: number): boolean => {
+  // Kept text on one side of the place: `have` characters next to it, then, outward past characters only deleted,
+  // the next unchanged run; the start (the end) of both texts pins it however short. One character, then a deleted
+  // space, then more kept text is context enough: the Froala fuzz's paste took one of three spaces before a "c" it had
+  // seen, and the diff kept "  " + (" " deleted) + "cann17q…", so Cid's "id41q" after the "c" stayed behind.
+  const pinned = (have: number, from: number, step: number): boolean => {
+    if (have >= MIN_CONTEXT) return true;
     for (let n = from; n >= 0 && n < ops.length; n += step) {
       const op = ops[n]!;
       if (op.op === DiffMatchPatch.DIFF_DELETE) continue;
-      return op.op === DiffMatchPatch.DIFF_EQUAL && op.length >= MIN_CONTEXT;
+      return op.op === DiffMatchPatch.DIFF_EQUAL && have + op.length >= MIN_CONTEXT;
     }
     return true;
   };
-  return kept(s - 1, -1) && kept(s, 1) ? (o ? o.j : newLength) : null;
+  if (o && o.op === DiffMatchPatch.DIFF_EQUAL && o.i < at) {
+    const before = at - o.i;
+    return pinned(before, s - 1, -1) && pinned(o.i + o.length - at, s + 1, 1) ? o.j + before : null;
+  }
+  return pinned(0, s - 1, -1) && pinned(0, s, 1) ? (o ? o.j : newLength) : null;
 }
