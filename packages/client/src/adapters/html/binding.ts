@@ -189,6 +189,11 @@ export class RichTextBinding implements EditorAdapter {
    */
   private readonly staleY = new Set<YNode>();
   private saved: Saved | null = null;
+  /**
+   * The selection a rescue moved, restored by the patch of the rescue's own transaction. Not kept in `saved`: a
+   * transaction begun in between (any other origin) captures the selection there, still in the old place.
+   */
+  private rescueSaved: Saved | null = null;
   /** Local DOM changes were still unwritten when a foreign transaction began: they win in their blocks. */
   private localPending = false;
   private cleanups: Array<() => void> = [];
@@ -336,6 +341,7 @@ export class RichTextBinding implements EditorAdapter {
     this.staleY.clear();
     this.composing = null;
     this.saved = null;
+    this.rescueSaved = null;
     this.localPending = false;
     this.cache = new WeakMap();
     this.checked = new WeakMap();
@@ -824,7 +830,8 @@ export class RichTextBinding implements EditorAdapter {
       this.pruneOwnWrites(now);
       this.ownWrites.push({ at: now, clock: Y.getState(this.doc.store, this.doc.clientID) });
     }
-    // A rescue runs inside `onDeep`, which sets the selection its patch restores.
+    if (this.rescueSaved && tr.origin !== RESCUE_ORIGIN) trace('caret', () => `a transaction (${String(tr.origin)}) began between a rescue and its patch`);
+    // A rescue runs inside `onDeep`, which sets the selection its patch restores (`rescueSaved`).
     if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN || tr.origin === RESCUE_ORIGIN || !this.frag) return;
     if (this.observer) this.collect(this.observer.takeRecords());
     // Assigned, not only set: a transaction that changes no block (an empty sync step) never reaches `onDeep`,
@@ -906,6 +913,16 @@ export class RichTextBinding implements EditorAdapter {
     if (this.entries.length === 0) this.ensurePlaceholder();
     let saved = this.saved;
     this.saved = null;
+    if (tr.origin === RESCUE_ORIGIN) {
+      saved = this.rescueSaved;
+      this.rescueSaved = null;
+      const moved = saved;
+      trace('rescue', () => {
+        const sel = this.root.ownerDocument.getSelection();
+        const now = sel?.focusNode ? caretText(sel.focusNode, sel.focusOffset) : 'none';
+        return moved?.anchor ? `its patch restores ${this.traceRel(moved.anchor.rel)}; the caret is at ${now}` : 'its patch has no selection to restore';
+      });
+    }
     if (removal) saved = this.rescue(removal, saved);
     if (saved) this.restoreSelection(saved);
     this.dropOwnRecords('remote');
@@ -957,7 +974,7 @@ export class RichTextBinding implements EditorAdapter {
     }
     if (count === 0) return moved;
     trace('rescue', () => (moved ? 'the selection is restored after its patch' : `no selection to restore (${comp ? 'key/composition' : 'none saved'})`));
-    this.saved = moved;
+    this.rescueSaved = moved;
     return null;
   }
 
