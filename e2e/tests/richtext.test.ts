@@ -518,6 +518,32 @@ for (const driver of RICH_TEXT_DRIVERS) {
     // Session 10, from the fuzz: while a key is held its block is not patched, and the key's character is written at
     // keyup where the key began. A peer's write that moved that text meanwhile (here an indent; in the fuzz a paste
     // splitting the paragraph) left that place in a deleted node, and the character was lost or stranded.
+    // Session 15, from the TinyMCE fuzz: a remote change to text with formatting makes Yjs run a cleanup transaction
+    // of its own (yjs Transaction.js, cleanupYTextAfterTransaction). It began between the rescue and the rescue's
+    // patch and took the caret's old place as the one to restore, and the typist typed on in the old paragraph.
+    it("typing in text a peer's Enter moved into a new paragraph goes with it, and the caret too, with formatting in the paragraph", { timeout: TIMEOUT_MS }, async () => {
+      // The head is the longer part: the splitting editor keeps the paragraph's node for it and moves the tail.
+      const head = 'the <strong>head</strong> of this paragraph, the longer part';
+      await offlineRace(
+        `${driver.name}-rt-split-typing`,
+        `<p>${head} tail bo Bob</p>`,
+        'tail bo Bob',
+        async (ann, bob) => {
+          await caretAt(ann.page, 'tail', false);
+          await ann.page.keyboard.press('Enter');
+          await caretAt(bob.page, 'tail bo', true);
+          await driver.type(bob.page, 'b7q');
+        },
+        async (ann, bob) => {
+          await convergedHtml([ann, bob], (h) => h.includes('<p>tail bob7q Bob</p>'));
+          // Bob's caret moved with his typing: his next key follows it.
+          await driver.type(bob.page, '!');
+          const html = await convergedHtml([ann, bob], (h) => h.includes('!'));
+          assert.ok(html.includes('<p>tail bob7q! Bob</p>'), `Bob's key follows his typing: ${html}`);
+        },
+      );
+    });
+
     it('a key held while a peer indents its list item: the character follows the item', { timeout: TIMEOUT_MS }, async () => {
       const label = `${driver.name}-rt-held-key-indent`;
       await withScene(browser, server, label, async (scene) => {
