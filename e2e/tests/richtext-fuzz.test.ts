@@ -629,18 +629,18 @@ function assertNoneDoubled(result: Integrity): void {
 /**
  * Word checks not yet passing reliably (issue 3), reported as todos with the words (and, written to /tmp/wave-shots,
  * the binding's traces and each page's Yjs updates for e2e/tools/replay-removal.ts).
- * TinyMCE, session 14: "ann15q" (seed 4092257678) lost its first letter's place: a peer's Enter moved the text around
- * the "a" just typed, the rescue moved the "a" along into the new paragraph, and the caret stayed in the old one, where
- * "nn15q" went (the "cid14q" and "cid9q" of sessions 10–11). The trace shows the caret relocated (`rescue`) but never
- * restored after the rescue's patch; not found yet.
- * Froala: its missing words of sessions 12–13 ("cid0q", "cid3q": one letter left, the rest nowhere) match the
- * "ann11q" found and fixed in session 14 (typing at the edge of text a peer's Enter moved); 3 clean runs since, too few
- * to call it the only cause after 1 failure in 6 runs in session 13.
- * Doubled words: none since session 14's fix of TinyMCE's list normalisation, in every editor: strict.
+ * TinyMCE: the caret left in the old paragraph after a rescue ("ann15q", "ann16q"; sessions 10–11's "cid14q",
+ * "cid9q") is fixed in session 15 (Yjs's formatting cleanup transaction took the caret's old place; binding.ts
+ * `rescueSaved`). In 14 runs since, one lost a paste's words ("bob188q" …, seed 3603727708): no write of them in the
+ * binding's trace, in no page's document; the fuzz now tells whether the editor itself dropped them.
+ * Froala: "id41q" (session 15, seed 1020203955) fixed in successor.ts `keptAround`; 0 broken words in 12 runs since,
+ * strict once more runs agree (1 failure in 6 runs in session 13).
+ * Doubled words: none in Froala since session 14's fix of TinyMCE's list normalisation (strict); TinyMCE once in 14
+ * runs of session 15 (see DOUBLED_OPEN).
  */
 const MISSING_OPEN: Record<string, string> = {
-  tinymce: 'TinyMCE: a paste whose words never reached the document (session 15, seed 3603727708, 1 of 10 runs after the caret-after-rescue fix; cause not found)',
-  froala: 'Froala: 0 broken words in 11 runs since session 15 fixed "id41q" (successor.ts keptAround); strict once more runs agree (1 failure in 6 runs in session 13)',
+  tinymce: 'TinyMCE: a paste whose words never reached the document (session 15, seed 3603727708, 1 of 14 runs after the caret-after-rescue fix; cause not found)',
+  froala: 'Froala: 0 broken words in 12 runs since session 15 fixed "id41q" (successor.ts keptAround); strict once more runs agree (1 failure in 6 runs in session 13)',
 };
 const DOUBLED_OPEN: Record<string, string> = {
   tinymce:
