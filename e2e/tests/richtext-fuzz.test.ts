@@ -539,6 +539,8 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
       while (k < piece.length && k < w.length && piece[k] === w[k]) k++;
       return k > 0 && k < w.length && (k === piece.length || !/\d/.test(piece[k]!));
     };
+    /** The pieces of a deleted text that are not whole typed words: split at whitespace and at each whole word. */
+    const piecesOf = (removed: string): string[] => removed.split(/\s+/).flatMap((x) => x.split(WORD));
     const halfDeleted = gone.filter((w) => {
       const typed = typing.get(w);
       if (!typed || undone.includes(w)) return false;
@@ -546,7 +548,7 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
         (d) =>
           d.end >= typed.start &&
           d.start <= typed.end + 2_000 &&
-          d.removed.split(/\s+/).flatMap((t) => t.split(WORD)).some((f) => f !== '' && f !== w && firstLettersOf(f, w)),
+          piecesOf(d.removed).some((f) => f !== '' && f !== w && firstLettersOf(f, w)),
       );
     });
     // Yjs's undo puts removed text back next to its current left neighbour (yjs src/structs/Item.js,
@@ -571,7 +573,7 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
       const during = undos.some((u) => u.author !== t.author && u.end >= t.start - 1_000 && u.start <= t.end);
       const tails = [...Array(w.length - 2).keys()].map((k) => w.slice(k + 1));
       const tail = tails.find((rest) => new RegExp(`(^|[^a-z0-9])${rest}`).test(text));
-      const tailDeleted = deletions.some((d) => d.end >= t.start && d.removed.split(/\s+/).flatMap((x) => x.split(WORD)).some((f) => tails.includes(f)));
+      const tailDeleted = deletions.some((d) => d.end >= t.start && piecesOf(d.removed).some((f) => tails.includes(f)));
       return during && (tail !== undefined || tailDeleted);
     });
     if (cutWithBlock.length > 0) console.log(`${label}: first letters went with a block a peer's undo removed (not counted): ${cutWithBlock.join(' ')}`);

@@ -488,6 +488,51 @@ for (const driver of RICH_TEXT_DRIVERS) {
       );
     });
 
+    // Session 16, from the TinyMCE fuzz (seed 2105991961, three paragraphs twice): Yjs has no move, so two users who
+    // move one block at the same time each write a copy of it, and both stayed. The user with the higher client ID
+    // now drops theirs (copies.ts), and a caret in it goes to the same place in the copy that stays.
+    it('a list item two users indent at the same time is there once, and both carets stay in it', { timeout: TIMEOUT_MS }, async () => {
+      const flat = (h: string) => h.replace(/\n\s*/g, '');
+      await offlineRace(
+        `${driver.name}-rt-double-indent`,
+        '<ul><li>first</li><li>hello world</li></ul>',
+        'hello world',
+        async (ann, bob) => {
+          for (const peer of [ann, bob]) {
+            await caretAt(peer.page, 'world', true);
+            await command(peer.page, 'indent');
+            const html = flat(await driver.html(peer.page));
+            assert.ok(html.includes('<li>first<ul><li>hello world</li></ul></li>'), `${peer.name} indented the item: ${html}`);
+          }
+        },
+        async (ann, bob) => {
+          // Each shows its own copy until the two have synced: wait for both documents to hold both indents.
+          const states = () =>
+            Promise.all(
+              [ann, bob].map((p) =>
+                p.page.evaluate(() => {
+                  const clients = (window.coedit as unknown as { session: { doc: { store: { clients: Map<number, Array<{ id: { clock: number }; length: number }>> } } } }).session.doc.store.clients;
+                  return [...clients].map(([client, structs]) => `${client}:${structs[structs.length - 1]!.id.clock + structs[structs.length - 1]!.length}`).sort().join(' ');
+                }),
+              ),
+            );
+          await waitUntil(async () => {
+            const [a, b] = await states();
+            return a === b; // both wrote while offline: equal only once each holds the other's indent
+          }, { message: async () => `both documents hold both indents: ${JSON.stringify(await states())}` });
+          const once = (h: string) => flat(h).split('hello world').length === 2;
+          const html = flat(await convergedHtml([ann, bob], once));
+          assert.equal(html, '<ul><li>first<ul><li>hello world</li></ul></li></ul>');
+          // Each caret is where its user left it, at the end of the item, also the one whose copy was dropped.
+          await driver.type(bob.page, 'B');
+          await convergedHtml([ann, bob], (h) => h.includes('worldB'));
+          await driver.type(ann.page, 'A');
+          const typed = flat(await convergedHtml([ann, bob], (h) => h.includes('A')));
+          assert.match(typed, /^<ul><li>first<ul><li>hello world(AB|BA)<\/li><\/ul><\/li><\/ul>$/);
+        },
+      );
+    });
+
     // Session 12, from the fuzz: a selection with one end in text a peer's split moved away had only that end moved,
     // into the new paragraph, and the next key replaced everything between the two paragraphs.
     it("a selection across a peer's split stays in one paragraph: the next key replaces only what it selected", { timeout: TIMEOUT_MS }, async () => {

@@ -5,21 +5,9 @@ import { describe, it } from 'node:test';
 import * as Y from 'yjs';
 import { normalizeDocument, type RawNode } from '../src/adapters/html/normalize.ts';
 import { toHtml, type MElement } from '../src/adapters/html/model.ts';
-import { buildY, documentOfY, HTML_TYPE, syncChildren } from '../src/adapters/html/ydoc.ts';
+import { documentOfY, syncChildren } from '../src/adapters/html/ydoc.ts';
 import { Removal } from '../src/adapters/html/successor.ts';
-
-const t = (text: string): RawNode => ({ t: 'text', text });
-const h = (name: string, attrs: Record<string, string> = {}, ...children: RawNode[]): RawNode => ({ t: 'el', name, attrs, children });
-const frag = (doc: Y.Doc) => doc.getXmlFragment(HTML_TYPE);
-const load = (doc: Y.Doc, blocks: MElement[]) => frag(doc).insert(0, blocks.map(buildY));
-const write = (doc: Y.Doc, blocks: MElement[]) => doc.transact(() => syncChildren(frag(doc), 'root', blocks), 'local');
-const show = (doc: Y.Doc) => toHtml(documentOfY(frag(doc)));
-const send = (from: Y.Doc, to: Y.Doc) => Y.applyUpdate(to, Y.encodeStateAsUpdate(from, Y.encodeStateVector(to)), 'remote');
-const sync = (a: Y.Doc, b: Y.Doc) => {
-  send(a, b);
-  send(b, a);
-};
-const list = (...items: RawNode[][]) => normalizeDocument([h('ul', {}, ...items.map((children) => h('li', {}, ...children)))]);
+import { frag, h, load, send, show, sync, t, write, list } from './helpers/ydocs.ts';
 
 /**
  * A doc whose remote transactions run the binding's rescue step. `rescued` collects how many units each rescue put back.

@@ -40,6 +40,7 @@ import { isEmptyParagraph } from './normalize.js';
 import { modelToPoint, pointToModel, textAtPath, textsOf } from './selection.js';
 import { caretText, recordUpdates, tid, trace, traceOn } from './trace.js';
 import { Removal } from './successor.js';
+import { Copies, dropCopies, liveOwnText, sameOwnPlace, type CopyPair } from './copies.js';
 import { buildY, HTML_TYPE, keyOf, modelOfY, offsetInDocument, plainOfY, syncChildren, type YNode } from './ydoc.js';
 
 /** What one editor offers the core: its contenteditable root, its dialect and its events. */
@@ -133,6 +134,11 @@ const NORMALIZE_ORIGIN = Symbol('wave-html-normalize');
  * the text around it (see `successor.ts`).
  */
 const RESCUE_ORIGIN = Symbol('wave-html-rescue');
+/**
+ * Origin of deleting this user's copy of a block a peer moved at the same time (see `copies.ts`). Not undoable: an
+ * undo would bring the second copy back.
+ */
+const COPY_ORIGIN = Symbol('wave-html-copy');
 
 const OBSERVE: MutationObserverInit = {
   childList: true,
@@ -194,6 +200,8 @@ export class RichTextBinding implements EditorAdapter {
    * transaction begun in between (any other origin) captures the selection there, still in the old place.
    */
   private rescueSaved: Saved | null = null;
+  /** Blocks this user's writes moved, and peers' new blocks, to find a peer's concurrent copy of a moved block. */
+  private readonly copies = new Copies(() => this.doc?.clientID ?? 0);
   /** Local DOM changes were still unwritten when a foreign transaction began: they win in their blocks. */
   private localPending = false;
   private cleanups: Array<() => void> = [];
@@ -471,6 +479,8 @@ export class RichTextBinding implements EditorAdapter {
     // way into Y, such as a link without href), and every peer shows the document's version.
     this.showDocumentVersion(this.entries.filter((e) => before.get(e.y) !== e.key || this.staleY.has(e.y)));
     this.canonicalize(items.map((it) => it.unit));
+    // A peer's copy of a block this write moved may have arrived just before it.
+    this.dropCopies();
   }
 
   /**
@@ -848,7 +858,11 @@ export class RichTextBinding implements EditorAdapter {
   };
 
   private readonly onDeep = (events: Array<Y.YEvent<Y.AbstractType<unknown>>>, tr: Y.Transaction): void => {
-    if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN) return;
+    if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN) {
+      this.copies.noteWrite(tr);
+      return;
+    }
+    if (!tr.local) this.copies.noteRemote(tr);
     const frag = this.frag!;
     let structural = false;
     const changed = new Set<YNode>();
@@ -932,7 +946,40 @@ export class RichTextBinding implements EditorAdapter {
       this.deferred.clear();
       this.flush();
     }
+    if (!tr.local) this.dropCopies();
   };
+
+  /**
+   * Deletes this user's copies of blocks a peer moved at the same time (`copies.ts`), in a transaction of its own
+   * patched into the DOM by the `onDeep` it causes; a selection in a dropped copy goes to the same place in the
+   * peer's copy. Not during a key press or composition (its block is not patched then): the pairs wait for the next
+   * write or peer's transaction.
+   */
+  private dropCopies(): void {
+    const doc = this.doc;
+    if (!doc || this.composing) return;
+    const pairs = this.copies.pairs();
+    if (pairs.length === 0) return;
+    doc.transact(() => {
+      // `saved` is this transaction's, captured by `onBeforeTransaction`, restored by its patch.
+      if (this.saved) this.saved = { anchor: this.intoKept(this.saved.anchor, pairs), focus: this.intoKept(this.saved.focus, pairs) };
+      const count = dropCopies(pairs);
+      trace('copies', () => `${count} own copies dropped: ${pairs.map((p) => `${tid(p.mine)} for ${tid(p.theirs)} ${JSON.stringify(liveOwnText(p.theirs))}`).join(', ')}`);
+    }, COPY_ORIGIN);
+  }
+
+  /** `point` when it is not in a copy about to be dropped; else the same place in the copy that stays. */
+  private intoKept(point: YPoint | null, pairs: readonly CopyPair[]): YPoint | null {
+    if (!point || !this.doc) return point;
+    const abs = Y.createAbsolutePositionFromRelativePosition(point.rel, this.doc);
+    const text = abs?.type;
+    const pair = text instanceof Y.XmlText ? pairs.find((p) => text.parent === p.mine) : undefined;
+    if (!abs || !pair) return point;
+    const place = sameOwnPlace(pair.mine, text as Y.XmlText, abs.index, pair.theirs);
+    if (!place) return point;
+    trace('caret', () => `moved from ${tid(pair.mine)} (dropped) to ${tid(place.text)} at ${place.index}`);
+    return { rel: Y.createRelativePositionFromTypeIndex(place.text, place.index, -1), path: [], offset: place.index, text: place.text };
+  }
 
   /**
    * After a peer's write removed text (deleted nodes, or moved part of a text elsewhere): puts this user's typing
