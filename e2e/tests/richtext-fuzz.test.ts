@@ -594,6 +594,10 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
     const traces = missing.map((w) => `${w}:\n${pageTraces.map((lines, k) => `  ${names[k]}:\n${lines.filter((l) => l.includes(w.slice(0, -1))).slice(-25).map((l) => `    ${l.slice(0, 400)}`).join('\n')}`).join('\n')}`);
     result = { seed, missing, doubled, text, log, traces };
     if (halfDeleted.length > 0) console.log(`${label}: deleted while being typed (not counted): ${halfDeleted.join(' ')}`);
+    // How often a peer's concurrent copy of a moved block made a page drop its own (binding.ts dropCopies), as far
+    // as the trace still holds (its newest 12,000 lines).
+    const dropped = await Promise.all(peers.map((p) => p.page.evaluate(() => ((window as unknown as { __waveHtmlTrace?: string[] }).__waveHtmlTrace ?? []).filter((l) => l.includes('own copies dropped')))));
+    if (dropped.flat().length > 0) console.log(`${label}: concurrent copies dropped: ${dropped.map((lines, k) => `${names[k]} ${lines.length}${lines.length > 0 ? ` (${lines.map((l) => l.slice(0, 160)).join('; ')})` : ''}`).join(', ')}`);
     // The fuzzer built a real document, not an empty one.
     const survivors = [...typed].filter((w) => counts.has(w)).length;
     assert.ok(survivors >= OPS / 3, `a non-trivial document: ${survivors} words survived`);

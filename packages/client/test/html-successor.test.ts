@@ -415,3 +415,27 @@ describe('typing into a node a peer re-created', () => {
     assert.equal(inHead, null, 'the caret in the head stays');
   });
 });
+
+describe('a text a collaborator types in, emptied by a write', () => {
+  // The TinyMCE fuzz, session 16 (seed 1789580499): Cid's Enter (TinyMCE's own, which drops the text after the caret
+  // in a list item followed by a nested list) emptied the item's line while Bob typed "bob154q" at its end. The
+  // write deleted the line's text node, and Bob's keys, concurrent with it, went with the node.
+  const tail = t(' bob114q bob141q cid128q');
+  const before = () => list([t('first')], [h('strong', {}, t(' ann68q ')), h('ul', {}, h('li', {}, t('nested'))), tail]);
+  const emptied = () => list([t('first')], [h('strong', {}, t(' '))], [h('ul', {}, h('li', {}, t('nested'))), tail]);
+  for (const held of [true, false]) {
+    it(held ? 'is kept, emptied, when their caret is in it: their concurrent typing stays' : 'is deleted when no caret is in it (the case above, without the caret)', () => {
+      const ann = new Y.Doc();
+      const bob = new Y.Doc();
+      load(ann, before());
+      sync(ann, bob);
+      write(bob, list([t('first')], [h('strong', {}, t(' ann68q bob154q')), h('ul', {}, h('li', {}, t('nested'))), tail]));
+      const line = ((frag(ann).get(0) as Y.XmlElement).get(1) as Y.XmlElement).get(0);
+      ann.transact(() => syncChildren(frag(ann), 'root', emptied(), { heldIn: (y) => (held && y === line ? [8] : []) }), 'local');
+      sync(ann, bob);
+      assert.equal(show(ann), show(bob));
+      assert.equal(show(ann).includes('bob154q'), held, show(ann));
+      assert.ok(!show(ann).includes('ann68q'), 'what the write removed stays removed');
+    });
+  }
+});

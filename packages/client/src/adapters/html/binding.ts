@@ -178,6 +178,14 @@ export class RichTextBinding implements EditorAdapter {
   private cache = new WeakMap<Node, MElement[]>();
   /** Top-level nodes changed since the last flush (the root itself when its child list changed). */
   private readonly dirty = new Set<Node>();
+  /**
+   * Top-level nodes the editor added, and removed, since the last flush. During a key press or composition nothing
+   * is written, and they are the user's unwritten edit (a paste made while Shift was held, Ctrl+Shift+V, replaces
+   * the paragraph with new ones): `place` leaves the added nodes where the editor put them and does not put the
+   * removed ones back, until the key press ends and the edit is written.
+   */
+  private readonly editorAdded = new Set<Node>();
+  private readonly editorRemoved = new Set<Node>();
   private observer: MutationObserver | null = null;
   /**
    * An IME composition, or a key press (keydown → keyup), is in progress: the block under the caret is not
@@ -375,6 +383,11 @@ export class RichTextBinding implements EditorAdapter {
     for (const record of records) {
       if (record.target === this.root) {
         this.dirty.add(this.root);
+        for (const n of record.removedNodes) if (!this.editorAdded.delete(n)) this.editorRemoved.add(n);
+        for (const n of record.addedNodes) {
+          this.editorRemoved.delete(n);
+          this.editorAdded.add(n);
+        }
         continue;
       }
       const top = this.topOf(record.target);
@@ -424,6 +437,8 @@ export class RichTextBinding implements EditorAdapter {
     if (this.observer) this.collect(this.observer.takeRecords());
     if (this.dirty.size === 0 && origin !== NORMALIZE_ORIGIN) return;
     const units = this.readAll();
+    this.editorAdded.clear();
+    this.editorRemoved.clear();
     for (const n of this.dirty) this.settling.add(n);
     this.scheduleSettle();
     this.dirty.clear();
@@ -743,17 +758,29 @@ export class RichTextBinding implements EditorAdapter {
     const d = this.dialect;
     const skip = (n: Node) => isElement(n) && d.skip(n);
     const wanted = new Set(this.entries.flatMap((e) => e.doms));
-    for (const child of Array.from(root.childNodes)) if (!wanted.has(child) && !skip(child)) root.removeChild(child);
+    // The editor's unwritten edit stays: nodes it added where they are (passed over like editor UI), nodes it
+    // removed out of the DOM.
+    const unwritten = (n: Node) => !wanted.has(n) && this.editorAdded.has(n) && n.parentNode === root;
+    const removed = (n: Node) => this.editorRemoved.has(n) && n.parentNode !== root;
+    for (const child of Array.from(root.childNodes)) {
+      if (wanted.has(child) || skip(child)) continue;
+      if (unwritten(child)) trace('place', () => `kept unwritten ${caretText(child, 0)}`);
+      else root.removeChild(child);
+    }
     // New blocks go before editor UI that trails the content (Froala's "Powered by" paragraph).
     let trailing: Node | null = null;
     for (let c = root.lastChild; c && skip(c); c = c.previousSibling) trailing = c;
     const nextContent = (n: Node | null): Node | null => {
-      while (n && skip(n)) n = n.nextSibling;
+      while (n && (skip(n) || unwritten(n))) n = n.nextSibling;
       return n;
     };
     let cursor = nextContent(root.firstChild);
     for (const e of this.entries) {
       for (const n of e.doms) {
+        if (removed(n)) {
+          trace('place', () => `left out ${caretText(n, 0)}, which the editor removed`);
+          continue;
+        }
         if (n === cursor) {
           cursor = nextContent(n.nextSibling);
           continue;

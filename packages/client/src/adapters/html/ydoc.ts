@@ -146,7 +146,15 @@ export function syncChildren(
   let pos = start;
   for (const step of plan) {
     if (step.op === 'delete') {
-      parent.delete(pos, 1);
+      const y = oldMid[step.i]!.y;
+      // A text a collaborator's caret is in is emptied, not deleted: what they type into it meanwhile (keys
+      // concurrent with this write) lands in a live text, where a deleted node would lose it (the TinyMCE fuzz,
+      // session 16: a peer's Enter emptied a list item's line while Bob typed "bob154q" at its end). A text left
+      // empty has no model, so the next write of its parent reuses or deletes it.
+      if (y instanceof Y.XmlText && (options.heldIn?.(y).length ?? 0) > 0) {
+        y.delete(0, y.length);
+        pos++;
+      } else parent.delete(pos, 1);
     } else if (step.op === 'insert') {
       const node = buildY(newMid[step.j]!);
       parent.insert(pos, [node]);
