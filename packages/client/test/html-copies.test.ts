@@ -91,6 +91,21 @@ describe('concurrent copies of a moved block', () => {
     assert.deepEqual(bob.dropped, []);
   });
 
+  it('a copy that has since received a nested list the other copy lacks is never dropped (its nested list would go with it)', () => {
+    const ann = deduping(1);
+    const bob = deduping(2);
+    load(ann.doc, seed());
+    sync(ann.doc, bob.doc);
+    write(ann.doc, indented);
+    write(bob.doc, indented);
+    write(bob.doc, list([t('first'), h('ul', {}, h('li', {}, t('hello world'), h('ul', {}, h('li', {}, t('a child of it')))))]));
+    sync(ann.doc, bob.doc);
+    sync(ann.doc, bob.doc);
+    assert.equal(show(bob.doc), show(ann.doc));
+    assert.ok(show(ann.doc).includes('a child of it'), show(ann.doc));
+    assert.deepEqual(bob.dropped, []);
+  });
+
   it('moves one after the other are not concurrent: the second is kept as written', () => {
     const ann = deduping(1);
     const bob = deduping(2);

@@ -66,6 +66,16 @@ function ownText(el: Y.XmlElement, alive: (item: Y.Item) => boolean): string {
 
 const live = (item: Y.Item): boolean => !item.deleted;
 
+/** All of its text now, its descendants' included (a list item's nested list), U+FFFC per embed. */
+function fullText(el: Y.XmlElement): string {
+  let text = '';
+  for (const child of el.toArray()) {
+    if (child instanceof Y.XmlElement) text += fullText(child);
+    else if (child instanceof Y.XmlText) for (let item = (child as unknown as Internal)._start; item; item = item.right) if (!item.deleted) text += charsOf(item);
+  }
+  return text;
+}
+
 /** Its own text now. */
 export function liveOwnText(el: Y.XmlElement): string {
   return ownText(el, live);
@@ -156,7 +166,8 @@ export class Copies {
 
   /**
    * Pairs of this user's copies and peers' copies of the same text, where the peer's client ID is lower (that copy
-   * stays). Both must still be in the document with the text they were noted with. Paired entries are forgotten.
+   * stays). Both must still be in the document with the text they were noted with, and hold the same text below
+   * them too (what a dropped copy holds, such as a nested list, goes with it). Paired entries are forgotten.
    */
   pairs(now = Date.now()): CopyPair[] {
     this.prune(now);
@@ -168,7 +179,14 @@ export class Copies {
     for (const mine of this.copies) {
       if (!attached(mine.y) || liveOwnText(mine.y) !== mine.text) continue;
       const match = this.theirs.find(
-        (t) => !usedTheirs.has(t) && t.text === mine.text && (itemOf(t.y)?.id.client ?? me) < me && !mine.made.has(t.y) && attached(t.y) && liveOwnText(t.y) === t.text,
+        (t) =>
+          !usedTheirs.has(t) &&
+          t.text === mine.text &&
+          (itemOf(t.y)?.id.client ?? me) < me &&
+          !mine.made.has(t.y) &&
+          attached(t.y) &&
+          liveOwnText(t.y) === t.text &&
+          fullText(t.y) === fullText(mine.y),
       );
       if (!match) continue;
       usedTheirs.add(match);
