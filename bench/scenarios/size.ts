@@ -4,8 +4,7 @@
  * Memory per idle loaded document: D documents with one client and ~100 characters each, RSS growth / D.
  */
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { REPO_ROOT, BENCH_DIR, startServer, type ServerKind } from '../lib/servers.ts';

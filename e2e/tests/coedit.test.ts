@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Barrier, SHOTS_DIR, withScene, type Peer } from '../lib/browser.ts';
-import { DRIVERS, type EditorDriver } from '../lib/drivers.ts';
+import { DRIVERS } from '../lib/drivers.ts';
 import type { WaveServer } from '../lib/server.ts';
 import { freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
 import { serverAndBrowser } from '../lib/suite.ts';

@@ -12,7 +12,7 @@ import { codemirror, quill, textarea, type EditorDriver } from '../lib/drivers.t
 import { froala, tinymce } from '../lib/richtext-drivers.ts';
 import { REPO_ROOT, type WaveServer } from '../lib/server.ts';
 import { freshDocId } from '../lib/util.ts';
-import { avatars, drawn, near, scrollToWord, selectWord, union, until, wordBox, type Box, type PresenceKind } from '../lib/presence.ts';
+import { avatars, drawn, near, scrollToWord, selectWord, union, until, wordBox, type PresenceKind } from '../lib/presence.ts';
 import { serverAndBrowser } from '../lib/suite.ts';
 import '../lib/page-globals.ts';
 

@@ -671,13 +671,13 @@ async function assertWords(t: TestContext, driver: RichTextDriver, result: Integ
 const freshSkip = freshSeedsSkip('richtext-fuzz.test.ts');
 for (const driver of RICH_TEXT_DRIVERS) {
   describe(`randomized convergence over ${driver.name}`, () => {
-    it(`3 contexts × ${OPS} random operations from a fresh seed: identical HTML, then the word checks`, { skip: freshSkip, timeout: TIMEOUT_MS }, async (t) => {
+    it(`${driver.name}: 3 contexts × ${OPS} random operations from a fresh seed: identical HTML, then the word checks`, { skip: freshSkip, timeout: TIMEOUT_MS }, async (t) => {
       const label = `${driver.name}-fuzz`;
       await assertWords(t, driver, await fuzzRun(driver, label, testSeed(label)));
     });
     for (const [rank, named] of (NAMED_SEEDS[driver.name] ?? []).entries()) {
       const skip = laterSeedSkip('richtext-fuzz.test.ts', rank);
-      it(`3 contexts × ${OPS} random operations from seed ${named.name} (${named.seed}): identical HTML, then the word checks`, { skip, timeout: TIMEOUT_MS }, async (t) => {
+      it(`${driver.name}: 3 contexts × ${OPS} random operations from seed ${named.name} (${named.seed}): identical HTML, then the word checks`, { skip, timeout: TIMEOUT_MS }, async (t) => {
         const label = `${driver.name}-fuzz-${named.name}`;
         console.log(`${label}: seed=${named.seed} (WAVE_E2E_SEED=${named.seed} replays it as a fresh seed)`);
         await assertWords(t, driver, await fuzzRun(driver, label, named.seed));

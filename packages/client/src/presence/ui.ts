@@ -41,7 +41,6 @@ export class PresenceUI {
   private readonly carets: Carets;
   private readonly pointers: Pointers;
   private states: PresenceState[] = [];
-  private users: SessionUser[] = [];
   private online = false;
   private frame = 0;
   private readonly cleanups: Array<() => void> = [];
@@ -58,7 +57,7 @@ export class PresenceUI {
   constructor(
     private readonly host: PresenceHost,
     private readonly session: PresenceSession,
-    private readonly options: PresenceOptions,
+    options: PresenceOptions,
     private readonly shown: Record<PresencePart, boolean>,
   ) {
     const doc = host.container.ownerDocument;
@@ -89,7 +88,6 @@ export class PresenceUI {
   }
 
   setUsers(users: SessionUser[]): void {
-    this.users = users;
     this.avatars.update(
       users.map((u, i) => ({
         key: `${u.joinTime.getTime()}`,

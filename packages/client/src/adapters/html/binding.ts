@@ -30,18 +30,19 @@ import type { Awareness } from 'y-protocols/awareness';
 import type { EditorKind } from '../../core/config.js';
 import { invalidConfig } from '../../core/errors.js';
 import type { LocalUndo } from '../../core/undo.js';
-import { diffAtCursor } from '../text-diff.js';
 import type { EditorAdapter } from '../types.js';
 import { htmlPresence } from '../../presence/host-html.js';
 import type { PresenceHost } from '../../presence/types.js';
 import { domHtml, isBlockNode, isElement, isText, morph, readNodes, renderDom, type EditorDialect } from './dom.js';
-import { plainText, type MElement, type MNode, type MText, type TextOp } from './model.js';
+import { plainText, type MElement, type MNode, type MText } from './model.js';
 import { isEmptyParagraph } from './normalize.js';
-import { modelToPoint, pointToModel, textAtPath, textsOf } from './selection.js';
+import { pointToModel, textsOf } from './selection.js';
 import { caretText, recordUpdates, tid, trace, traceOn } from './trace.js';
 import { Removal } from './successor.js';
+import { Positions, topOf, type Saved, type YPoint } from './positions.js';
+import { writeTyping } from './typing.js';
 import { Copies, dropCopies, liveOwnText, sameOwnPlace, type CopyPair } from './copies.js';
-import { buildY, HTML_TYPE, keyOf, modelOfY, offsetInDocument, plainOfY, syncChildren, type YNode } from './ydoc.js';
+import { buildY, HTML_TYPE, keyOf, modelOfY, syncChildren, type YNode } from './ydoc.js';
 
 /** What one editor offers the core: its contenteditable root, its dialect and its events. */
 export interface RichTextHost {
@@ -80,14 +81,6 @@ interface Entry {
   doms: Node[];
 }
 
-interface YPoint {
-  rel: Y.RelativePosition;
-  path: number[];
-  offset: number;
-  /** The text the point is in, as it was found. */
-  text: Y.XmlText;
-}
-
 /** A key press or IME composition in progress (see `HtmlBinding.composing`). */
 interface Composing {
   /** The top-level DOM node it began in. */
@@ -104,11 +97,6 @@ interface Composing {
   moved: Y.RelativePosition | null;
   /** `moved ?? start` as a text and an offset in it, just before the remote transaction being applied. */
   before: { text: Y.XmlText; offset: number } | null;
-}
-
-interface Saved {
-  anchor: YPoint | null;
-  focus: YPoint | null;
 }
 
 /** Quiet time after a local edit before its blocks get their second canonical check (see `settle`). */
@@ -216,7 +204,21 @@ export class RichTextBinding implements EditorAdapter {
   /** Collaborators' carets (their awareness `cursor`), to keep a split paragraph's Y node where they type. */
   private awareness: Awareness | null = null;
 
-  constructor(private readonly host: RichTextHost) {}
+  private readonly positions: Positions;
+
+  constructor(private readonly host: RichTextHost) {
+    this.positions = new Positions({
+      get root() {
+        return host.root;
+      },
+      get dialect() {
+        return host.dialect;
+      },
+      fragment: () => this.frag,
+      placedByDom: (top) => this.byDom.get(top),
+      placedByY: (y) => this.byY.get(y),
+    });
+  }
 
   setReadOnly(readOnly: boolean): void {
     this.host.setReadOnly?.(readOnly);
@@ -243,11 +245,11 @@ export class RichTextBinding implements EditorAdapter {
       selection: () => {
         const sel = this.doc ? this.root.ownerDocument.getSelection() : null;
         if (!sel?.anchorNode || !sel.focusNode || !this.root.contains(sel.anchorNode) || !this.root.contains(sel.focusNode)) return null;
-        const anchor = this.publishedPoint(sel.anchorNode, sel.anchorOffset);
-        const head = this.publishedPoint(sel.focusNode, sel.focusOffset);
+        const anchor = this.positions.publishedPoint(sel.anchorNode, sel.anchorOffset);
+        const head = this.positions.publishedPoint(sel.focusNode, sel.focusOffset);
         return anchor && head ? { anchor, head } : null;
       },
-      toDom: (rel) => this.yToDom(rel),
+      toDom: (rel) => this.positions.yToDom(rel),
     });
   }
 
@@ -373,12 +375,6 @@ export class RichTextBinding implements EditorAdapter {
 
   // ---- reading the DOM ----
 
-  private topOf(node: Node | null): Node | null {
-    const root = this.root;
-    while (node && node.parentNode !== root) node = node.parentNode;
-    return node;
-  }
-
   private collect(records: readonly MutationRecord[]): void {
     for (const record of records) {
       if (record.target === this.root) {
@@ -390,7 +386,7 @@ export class RichTextBinding implements EditorAdapter {
         }
         continue;
       }
-      const top = this.topOf(record.target);
+      const top = topOf(this.root, record.target);
       if (top) {
         this.dirty.add(top);
         this.cache.delete(top);
@@ -509,7 +505,7 @@ export class RichTextBinding implements EditorAdapter {
       this.staleY.delete(entry.y);
       const fresh = this.entryFromY(entry.y);
       if (fresh.key === entry.key) continue;
-      if (saved === undefined) saved = this.captureSelection();
+      if (saved === undefined) saved = this.positions.captureSelection();
       trace('show-doc', () => `${tid(entry.y)}: ${entry.key} -> ${fresh.key}`);
       fresh.doms = entry.doms;
       this.patchNodes(fresh, renderDom(fresh.blocks, this.root.ownerDocument, this.dialect));
@@ -523,7 +519,7 @@ export class RichTextBinding implements EditorAdapter {
     for (const y of this.staleY) if (!this.byY.has(y)) this.staleY.delete(y);
     if (saved === undefined) return;
     this.index();
-    if (saved) this.restoreSelection(saved);
+    if (saved) this.positions.restoreSelection(saved);
     this.dropOwnRecords('show-doc');
     this.host.contentUpdated();
   }
@@ -553,7 +549,7 @@ export class RichTextBinding implements EditorAdapter {
       this.settled.set(dom, entry.key);
       const fresh = renderDom(entry.blocks, doc, d);
       if (fresh.length === 1 && domHtml(dom, d) === domHtml(fresh[0]!, d)) continue;
-      saved ??= this.captureSelection();
+      saved ??= this.positions.captureSelection();
       trace('settle', () => `${tid(entry.y)}: dom ${domHtml(dom, d)} -> ${entry.key}`);
       this.patchNodes(entry, fresh);
       for (const n of entry.doms) {
@@ -564,7 +560,7 @@ export class RichTextBinding implements EditorAdapter {
     this.settling.clear();
     if (saved === null) return;
     this.index();
-    this.restoreSelection(saved);
+    this.positions.restoreSelection(saved);
     this.dropOwnRecords('settle');
   }
 
@@ -593,7 +589,7 @@ export class RichTextBinding implements EditorAdapter {
     const d = this.dialect;
     const doc = this.root.ownerDocument;
     let saved: Saved | null = null;
-    const save = () => (saved ??= this.captureSelection());
+    const save = () => (saved ??= this.positions.captureSelection());
     const done = new Set<object>();
     this.entries.forEach((entry, j) => {
       const unit = units[j]!;
@@ -634,7 +630,7 @@ export class RichTextBinding implements EditorAdapter {
     if (saved === null) return;
     this.index();
     for (const e of this.entries) if (e.doms.length === 1) this.cache.set(e.doms[0]!, e.blocks);
-    this.restoreSelection(saved);
+    this.positions.restoreSelection(saved);
     this.dropOwnRecords('canonical');
   }
 
@@ -680,7 +676,7 @@ export class RichTextBinding implements EditorAdapter {
       } catch {
         continue;
       }
-      const place = abs && this.placeOfY(abs.type);
+      const place = abs && this.positions.placeOfY(abs.type);
       const entry = place && this.byY.get(place.top);
       if (!abs || !place || !entry?.model) continue;
       // The block, and each Y node on the way down to the text the caret is in (their models match by index).
@@ -876,7 +872,7 @@ export class RichTextBinding implements EditorAdapter {
     this.localPending = this.dirty.size > 0 && !this.composing;
     // During a key press or composition the caret's block is neither patched nor in step with the document:
     // its selection is left exactly as the browser has it. Where the typing began is kept, for `rescue`.
-    this.saved = this.composing ? null : this.captureSelection();
+    this.saved = this.composing ? null : this.positions.captureSelection();
     const comp = this.composing;
     if (comp?.start) {
       const abs = Y.createAbsolutePositionFromRelativePosition(comp.moved ?? comp.start.rel, this.doc!);
@@ -961,11 +957,11 @@ export class RichTextBinding implements EditorAdapter {
       trace('rescue', () => {
         const sel = this.root.ownerDocument.getSelection();
         const now = sel?.focusNode ? caretText(sel.focusNode, sel.focusOffset) : 'none';
-        return moved?.anchor ? `its patch restores ${this.traceRel(moved.anchor.rel)}; the caret is at ${now}` : 'its patch has no selection to restore';
+        return moved?.anchor ? `its patch restores ${this.positions.traceRel(moved.anchor.rel)}; the caret is at ${now}` : 'its patch has no selection to restore';
       });
     }
     if (removal) saved = this.rescue(removal, saved);
-    if (saved) this.restoreSelection(saved);
+    if (saved) this.positions.restoreSelection(saved);
     this.dropOwnRecords('remote');
     this.host.contentUpdated();
     // During a key press or composition nothing is written: its deferred blocks are merged when it ends.
@@ -1023,7 +1019,7 @@ export class RichTextBinding implements EditorAdapter {
       const place = removal.locate(text, offset);
       if (!place) return null;
       const rel = Y.createRelativePositionFromTypeIndex(place.text, place.index, -1);
-      trace('caret', () => `relocated from ${tid(text)} at ${offset} to ${tid(place.text)} at ${place.index} (${this.traceRel(rel)})`);
+      trace('caret', () => `relocated from ${tid(text)} at ${offset} to ${tid(place.text)} at ${place.index} (${this.positions.traceRel(rel)})`);
       return { rel, text: place.text, index: place.index };
     };
     // A key held (or a composition) while its text moved: its typing is written at the new place when it ends.
@@ -1056,7 +1052,7 @@ export class RichTextBinding implements EditorAdapter {
   private dropOwnRecords(where: string): void {
     const records = this.observer?.takeRecords() ?? [];
     if (records.length > 0) trace('drop', () => `${where}: ${records.length} records in ${[...new Set(records.map((r) => {
-      const top = r.target === this.root ? null : this.topOf(r.target);
+      const top = r.target === this.root ? null : topOf(this.root, r.target);
       const e = top ? this.byDom.get(top) : undefined;
       return e ? tid(e.y) : top ? 'detached' : 'root';
     }))].join(' ')}`);
@@ -1065,119 +1061,6 @@ export class RichTextBinding implements EditorAdapter {
   private isComposingIn(entry: Entry): boolean {
     const top = this.composing?.top;
     return top !== undefined && top !== null && entry.doms.includes(top);
-  }
-
-  // ---- selection ----
-
-  private yTextAt(y: YNode, path: readonly number[]): Y.XmlText | null {
-    let node: unknown = y;
-    for (const i of path) {
-      if (!(node instanceof Y.XmlElement)) return null;
-      node = node.get(i);
-    }
-    return node instanceof Y.XmlText ? node : null;
-  }
-
-  /** A DOM point as a Yjs relative position (with its model path and offset at this moment). */
-  private domToY(node: Node, offset: number): YPoint | null {
-    const found = this.textAtDom(node, offset);
-    if (!found || found.offset > found.text.length) return null;
-    return { rel: Y.createRelativePositionFromTypeIndex(found.text, found.offset, -1), path: found.path, offset: found.offset, text: found.text };
-  }
-
-  /**
-   * A DOM point as peers are to see it: the place in the document's text. The DOM can differ from the document
-   * there: a key's character is written at keyup, and a peer's edit of the block being typed in waits for it. The
-   * DOM offset as it is would point one key further into the document's text, and past a split point a peer pairs
-   * the block by carets (`SyncOptions.heldIn`): it took the text this user was typing for the other part and copied
-   * it away, while this user's own Enter moved the same text (the Enter race doubled "ann2x608" in CI).
-   * (`domToY` keeps the DOM offset: the selection it saves is put back into the same DOM.)
-   */
-  private publishedPoint(node: Node, offset: number): Y.RelativePosition | null {
-    const found = this.textAtDom(node, offset);
-    if (!found) return null;
-    const index = offsetInDocument(plainText(found.shown), plainOfY(found.text), found.offset);
-    return Y.createRelativePositionFromTypeIndex(found.text, Math.min(index, found.text.length), -1);
-  }
-
-  /** The text a DOM point is in: as the editor shows it (`shown`), its `Y.XmlText`, and the point's model path and offset. */
-  private textAtDom(node: Node, offset: number): { shown: MText; text: Y.XmlText; path: number[]; offset: number } | null {
-    const root = this.root;
-    if (node === root) {
-      const child = root.childNodes[Math.min(offset, root.childNodes.length - 1)];
-      if (!child) return null;
-      return this.textAtDom(child, offset >= root.childNodes.length ? (isText(child) ? child.data.length : child.childNodes.length) : 0);
-    }
-    const top = this.topOf(node);
-    const entry = top ? this.byDom.get(top) : undefined;
-    if (!entry || entry.doms.length !== 1) return null;
-    const blocks = readNodes(entry.doms, root, this.dialect);
-    const point = pointToModel(blocks, node, offset);
-    if (!point || point.path[0] !== 0) return null;
-    const text = this.yTextAt(entry.y, point.path.slice(1));
-    const shown = textAtPath(blocks, point.path);
-    return text && shown ? { shown, text, path: point.path, offset: point.offset } : null;
-  }
-
-  private yToDom(rel: Y.RelativePosition): { node: Node; offset: number } | null {
-    const doc = this.doc;
-    if (!doc) return null;
-    const abs = Y.createAbsolutePositionFromRelativePosition(rel, doc);
-    const place = abs ? this.placeOfY(abs.type) : null;
-    const entry = place ? this.byY.get(place.top) : undefined;
-    if (!entry || entry.doms.length !== 1) return null;
-    const blocks = readNodes(entry.doms, this.root, this.dialect);
-    return modelToPoint(blocks, [0, ...place!.path], abs!.index);
-  }
-
-  /** A `Y.XmlText` in the document as its top-level node and its child path below it; null for anything else. */
-  private placeOfY(type: Y.AbstractType<unknown>): { top: YNode; path: number[] } | null {
-    if (!(type instanceof Y.XmlText)) return null;
-    const path: number[] = [];
-    let t: Y.AbstractType<unknown> = type as Y.AbstractType<unknown>;
-    while (t.parent && t.parent !== this.frag) {
-      const parent = t.parent as Y.XmlElement;
-      path.unshift(parent.toArray().indexOf(t as Y.XmlElement | Y.XmlText));
-      t = parent as Y.AbstractType<unknown>;
-    }
-    return t.parent === this.frag ? { top: t as YNode, path } : null;
-  }
-
-  private captureSelection(): Saved | null {
-    const sel = this.root.ownerDocument.getSelection();
-    if (!sel || sel.rangeCount === 0 || !sel.anchorNode || !sel.focusNode) return null;
-    if (!this.root.contains(sel.anchorNode) || !this.root.contains(sel.focusNode)) return null;
-    const anchor = this.domToY(sel.anchorNode, sel.anchorOffset);
-    const focus = sel.anchorNode === sel.focusNode && sel.anchorOffset === sel.focusOffset ? anchor : this.domToY(sel.focusNode, sel.focusOffset);
-    return { anchor, focus };
-  }
-
-  private restoreSelection(saved: Saved): void {
-    const sel = this.root.ownerDocument.getSelection();
-    if (!sel || !saved.anchor || !saved.focus) {
-      trace('caret', () => `not restored: ${sel ? 'no saved point' : 'no selection'}`);
-      return;
-    }
-    const a = this.yToDom(saved.anchor.rel);
-    const f = saved.focus === saved.anchor ? a : this.yToDom(saved.focus.rel);
-    if (!a || !f) {
-      // The TinyMCE fuzz's "ann15q": after a rescue the caret stayed in the old paragraph, with no trace of why.
-      trace('caret', () => `not restored: ${this.traceRel(saved.anchor!.rel)} has no place in the DOM`);
-      return;
-    }
-    if (sel.anchorNode === a.node && sel.anchorOffset === a.offset && sel.focusNode === f.node && sel.focusOffset === f.offset) return;
-    trace('caret', () => `${caretText(sel.focusNode, sel.focusOffset)} -> ${caretText(f.node, f.offset)} (${this.traceRel(saved.anchor!.rel)}, ${this.traceRel(saved.focus!.rel)})`);
-    try {
-      sel.setBaseAndExtent(a.node, a.offset, f.node, f.offset);
-    } catch {
-      /* a point the browser refuses (a detached node): leave the selection where the browser put it */
-    }
-  }
-
-  /** For the trace: where a relative position resolves now (text and index), and its JSON. */
-  private traceRel(rel: Y.RelativePosition): string {
-    const abs = this.doc ? Y.createAbsolutePositionFromRelativePosition(rel, this.doc) : null;
-    return `${abs ? `${tid(abs.type)}@${abs.index}` : 'nowhere'} ${JSON.stringify(Y.relativePositionToJSON(rel))}`;
   }
 
   // ---- IME ----
@@ -1213,11 +1096,11 @@ export class RichTextBinding implements EditorAdapter {
   private begin(key: boolean): void {
     this.flush();
     const sel = this.root.ownerDocument.getSelection();
-    const top = sel?.anchorNode ? this.topOf(sel.anchorNode) : null;
+    const top = sel?.anchorNode ? topOf(this.root, sel.anchorNode) : null;
     let start: YPoint | null = null;
     if (sel && sel.rangeCount > 0) {
       const range = sel.getRangeAt(0);
-      start = this.domToY(range.startContainer, range.startOffset);
+      start = this.positions.domToY(range.startContainer, range.startOffset);
     }
     const entry = top ? this.byDom.get(top) ?? null : null;
     this.composing = { top, entry, start, key, moved: null, before: null };
@@ -1234,7 +1117,7 @@ export class RichTextBinding implements EditorAdapter {
       // The block it began in was deleted meanwhile (an indent, a merge) and its text went elsewhere: what was
       // typed goes there too, and the editor's stale copy of the block leaves.
       const now = readNodes(began.doms, this.root, this.dialect);
-      const into = this.mergeComposition(began, caret, now, true);
+      const into = this.mergeTyping(began, caret, now, true);
       trace('key-end', () => `${tid(began.y)} gone: typing ${into ? `moved to ${tid(into)}` : 'not placed'}`);
       for (const n of began.doms) n.parentNode?.removeChild(n);
       const receiver = into ? this.byY.get(into) : undefined;
@@ -1253,7 +1136,7 @@ export class RichTextBinding implements EditorAdapter {
       trace('key-end', () => `${tid(y)} ${untouched ? 'untouched' : `now ${now.map((b) => keyOf(b)).join('')}`}`);
       // The block changed remotely meanwhile: show the document's version, with what was typed placed into it
       // (into the block a peer moved its text to, shown too).
-      const into = untouched ? y : caret ? this.mergeComposition(entry, caret, now, comp.moved !== null) : null;
+      const into = untouched ? y : caret ? this.mergeTyping(entry, caret, now, comp.moved !== null) : null;
       if (into) {
         const receiver = into === y ? undefined : this.byY.get(into);
         if (receiver?.doms.length === 1) this.showFromY(receiver, null);
@@ -1270,7 +1153,7 @@ export class RichTextBinding implements EditorAdapter {
 
   /** Re-renders `entry` from the document (keeping the selection, or putting the caret at `caret`). */
   private showFromY(entry: Entry, caret: YPoint | null): void {
-    const saved = caret ? null : this.captureSelection();
+    const saved = caret ? null : this.positions.captureSelection();
     const fresh = this.entryFromY(entry.y);
     this.staleY.delete(entry.y);
     fresh.doms = entry.doms;
@@ -1282,56 +1165,19 @@ export class RichTextBinding implements EditorAdapter {
       this.checked.set(n, fresh.key);
     }
     if (caret) {
-      const point = this.yToDom(caret.rel);
+      const point = this.positions.yToDom(caret.rel);
       const sel = this.root.ownerDocument.getSelection();
       trace('caret', () => `key-end ${sel ? caretText(sel.focusNode, sel.focusOffset) : '?'} -> ${point ? caretText(point.node, point.offset) : 'nowhere'}`);
       if (point && sel) sel.setBaseAndExtent(point.node, point.offset, point.node, point.offset);
-    } else if (saved) this.restoreSelection(saved);
+    } else if (saved) this.positions.restoreSelection(saved);
     this.dropOwnRecords('key-end');
     this.host.contentUpdated();
   }
 
-  /**
-   * Writes what was typed or composed in `entry`'s block (the difference between its model before and `now`) at
-   * the relative position `start.rel`, so that remote edits that arrived meanwhile are kept. `start.path` and
-   * `start.offset` are where it began in that model. `moved`: `start.rel` may be in another block, where a peer's
-   * write moved the text (`rescue`). Afterwards `start.rel` is where the caret belongs. Returns the top-level node
-   * written into; null when the change is not one splice of one text.
-   */
-  private mergeComposition(entry: Entry, start: YPoint, now: MElement[], moved: boolean): YNode | null {
-    const doc = this.doc;
-    const before = entry.model;
-    if (!doc || !before || now.length !== 1) return null;
-    const oldTexts = textsOf([before]);
-    const newTexts = textsOf(now);
-    if (oldTexts.length !== newTexts.length) return null;
-    let changedAt = -1;
-    for (let k = 0; k < oldTexts.length; k++) {
-      if (keyOf(oldTexts[k]!.text) === keyOf(newTexts[k]!.text)) continue;
-      if (changedAt >= 0) return null;
-      changedAt = k;
-    }
-    if (changedAt < 0) return null;
-    const path = oldTexts[changedAt]!.path;
-    if (path.join() !== start.path.join()) return null;
-    const a = plainText(oldTexts[changedAt]!.text);
-    const b = plainText(newTexts[changedAt]!.text);
-    const splice = diffAtCursor(a, b, start.offset + Math.max(0, b.length - a.length));
-    // The text is found where the caret's relative position resolves, not by its path: a remote edit of the same
-    // block (a list item inserted above, in the same list) may have moved it to another index meanwhile.
-    const abs = Y.createAbsolutePositionFromRelativePosition(start.rel, doc);
-    const place = abs ? this.placeOfY(abs.type) : null;
-    if (!abs || !place || (place.top !== entry.y && !moved)) return null;
-    const ytext = abs.type as Y.XmlText;
-    const at = abs.index + (splice.index - start.offset);
-    if (at < 0 || at + splice.remove > ytext.length) return null;
-    const marks = marksAt(newTexts[changedAt]!.text.ops, splice.index);
-    doc.transact(() => {
-      if (splice.remove > 0) ytext.delete(at, splice.remove);
-      if (splice.insert) ytext.insert(at, splice.insert, marks);
-    }, this);
-    start.rel = Y.createRelativePositionFromTypeIndex(ytext, at + splice.insert.length, -1);
-    return place.top;
+  /** Writes what was typed in `entry`'s block at `start` (`typing.ts`); returns the top-level node written into, or null. */
+  private mergeTyping(entry: Entry, start: YPoint, now: MElement[], moved: boolean): YNode | null {
+    if (!this.doc) return null;
+    return writeTyping(this.doc, this.positions, { top: entry.y, before: entry.model, now, start, moved }, this);
   }
 }
 
@@ -1345,14 +1191,4 @@ function plainOffset(node: MNode, path: readonly number[], offset: number): numb
   for (let k = 0; k < i!; k++) before += plainText(node.children[k]!).length + 1;
   const inner = plainOffset(child, rest, offset);
   return inner === null ? null : before + inner;
-}
-
-function marksAt(ops: readonly TextOp[], index: number): Record<string, unknown> {
-  let pos = 0;
-  for (const op of ops) {
-    const len = typeof op.insert === 'string' ? op.insert.length : 1;
-    if (index < pos + len || index === pos + len) return (op.attributes ?? {}) as Record<string, unknown>;
-    pos += len;
-  }
-  return {};
 }
