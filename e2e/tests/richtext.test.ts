@@ -747,6 +747,28 @@ for (const driver of RICH_TEXT_DRIVERS) {
         assert.match(await convergedHtml([ann, bob]), /theirs base/);
       });
     });
+
+    it('undoing a paragraph I made keeps the words a collaborator has typed into it since', { timeout: TIMEOUT_MS }, async () => {
+      const label = `${driver.name}-rt-undo-kept`;
+      await withScene(browser, server, label, async (scene) => {
+        const doc = freshDocId(label);
+        const ann = await open(scene, 'Ann', driver, doc, 'base');
+        const bob = await open(scene, 'Bob', driver, doc);
+        await driver.focusEnd(ann.page);
+        await ann.page.keyboard.press('Enter');
+        await driver.type(ann.page, 'mine');
+        await convergedHtml([ann, bob], (h) => h.includes('base') && h.includes('mine'));
+        await driver.focusEnd(bob.page);
+        await driver.type(bob.page, ' theirs');
+        await convergedHtml([ann, bob], (h) => h.includes('mine theirs'));
+        // Ann's undo step is her Enter and "mine": her paragraph, which now holds Bob's words too.
+        await driver.focusEnd(ann.page);
+        await ann.page.keyboard.press('Control+z');
+        const html = await convergedHtml([ann, bob], (h) => !h.includes('mine'));
+        assert.match(html, /base/);
+        assert.match(html, /theirs/, `Bob's words survive Ann's undo of the paragraph they were typed into: ${html}`);
+      });
+    });
   });
 }
 
