@@ -533,6 +533,43 @@ for (const driver of RICH_TEXT_DRIVERS) {
       );
     });
 
+    // Session 18, from the TinyMCE fuzz ("ann41q" twice: a paste and an Enter split one paragraph at once): a split
+    // keeps the paragraph's node for its longer part and writes a copy of the other (Yjs has no move), so two splits
+    // in one paragraph's second half each copied its tail, and the shorter tail was there twice. The copy nearer the
+    // head now loses what the other copy holds too (textcopies.ts), and a caret in it goes to the copy that stays.
+    it('two users pressing Enter in one paragraph at the same time leave its three parts once each, in order', { timeout: TIMEOUT_MS }, async () => {
+      const flat = (h: string) => h.replace(/\n\s*/g, '').replace(/&nbsp;/g, ' ');
+      const line = 'alpha beta gamma delta epsilon zeta eta';
+      await offlineRace(
+        `${driver.name}-rt-double-split`,
+        `<p>${line}</p>`,
+        line,
+        async (ann, bob) => {
+          await caretAt(ann.page, 'epsilon', false);
+          await ann.page.keyboard.press('Enter');
+          await caretAt(bob.page, 'zeta', false);
+          await bob.page.keyboard.press('Enter');
+          for (const [peer, tail] of [[ann, 'epsilon zeta eta'], [bob, 'zeta eta']] as const) {
+            const html = flat(await driver.html(peer.page));
+            assert.ok(html.includes(`<p>${tail}</p>`), `${peer.name} split the paragraph: ${html}`);
+          }
+        },
+        async (ann, bob) => {
+          const once = (h: string) => flat(h).split('zeta').length === 2;
+          const html = flat(await convergedHtml([ann, bob], once));
+          // Yjs puts the two new paragraphs in client ID order. Ann's first: Bob's copy is the farther, Ann's loses
+          // "zeta eta", three parts. Bob's first: Ann's is the farther, Bob's goes whole, and his split with it.
+          assert.match(html, /^<p>alpha beta gamma delta ?<\/p>(<p>epsilon ?<\/p><p>zeta eta<\/p>|<p>epsilon zeta eta<\/p>)$/);
+          // Each caret is where its user's Enter left it, before "epsilon" and before "zeta", also in a copy that went.
+          await driver.type(bob.page, 'B');
+          await convergedHtml([ann, bob], (h) => h.includes('Bzeta'));
+          await driver.type(ann.page, 'A');
+          const typed = flat(await convergedHtml([ann, bob], (h) => h.includes('Aepsilon')));
+          assert.match(typed, /<p>Aepsilon ?(<\/p><p>)?Bzeta eta<\/p>$/);
+        },
+      );
+    });
+
     // Session 12, from the fuzz: a selection with one end in text a peer's split moved away had only that end moved,
     // into the new paragraph, and the next key replaced everything between the two paragraphs.
     it("a selection across a peer's split stays in one paragraph: the next key replaces only what it selected", { timeout: TIMEOUT_MS }, async () => {

@@ -6,23 +6,36 @@ import { describe, it } from 'node:test';
 import * as Y from 'yjs';
 import { normalizeDocument } from '../src/adapters/html/normalize.ts';
 import { Copies, dropCopies } from '../src/adapters/html/copies.ts';
+import { dropChars, TextCopies } from '../src/adapters/html/textcopies.ts';
+import { applyRemoteUpdate, updateDeleteSet } from '../src/core/remote-update.ts';
 import type { MElement } from '../src/adapters/html/model.ts';
 import { frag, h, list, load, show, sync, t, write } from './helpers/ydocs.ts';
 
-/** A doc with client ID `id` whose writes (origin 'local') and peers' transactions go through `Copies`. */
-function deduping(id: number): { doc: Y.Doc; dropped: number[] } {
+/**
+ * A doc with client ID `id` whose writes (origin 'local') and peers' transactions go through `Copies` and
+ * `TextCopies`; `dropped` counts the elements, `droppedChars` the characters each drop deleted.
+ */
+function deduping(id: number): { doc: Y.Doc; dropped: number[]; droppedChars: number[]; texts: TextCopies } {
   const doc = new Y.Doc();
   doc.clientID = id;
   const copies = new Copies(() => doc.clientID);
+  const texts = new TextCopies(() => doc.clientID);
   const dropped: number[] = [];
+  const droppedChars: number[] = [];
   frag(doc).observeDeep((_events, tr) => {
-    if (tr.origin === 'local') copies.noteWrite(tr);
-    else if (!tr.local) copies.noteRemote(tr);
-    else return;
+    if (tr.origin === 'local') {
+      copies.noteWrite(tr);
+      texts.noteWrite(tr);
+    } else if (!tr.local) {
+      copies.noteRemote(tr);
+      texts.noteRemote(tr, () => updateDeleteSet(tr));
+    } else return;
     const pairs = copies.pairs();
     if (pairs.length > 0) doc.transact(() => dropped.push(dropCopies(pairs)), 'copies');
+    const chars = texts.drops(doc);
+    if (chars.length > 0) doc.transact(() => droppedChars.push(dropChars(doc, chars)), 'copies');
   });
-  return { doc, dropped };
+  return { doc, dropped, droppedChars, texts };
 }
 
 const count = (html: string, text: string) => html.split(text).length - 1;
@@ -91,7 +104,7 @@ describe('concurrent copies of a moved block', () => {
     const { ann, bob } = indentRace(1, 2, list([t('first'), h('ul', {}, h('li', {}, t('hello world!')))]));
     assert.equal(show(bob.doc), show(ann.doc));
     assert.ok(show(ann.doc).includes('hello world!'), show(ann.doc));
-    assert.deepEqual(bob.dropped, []);
+    assert.deepEqual([...bob.dropped, ...bob.droppedChars, ...ann.dropped, ...ann.droppedChars], []);
   });
 
   it('a copy that has since received a nested list the other copy lacks is never dropped (its nested list would go with it)', () => {
@@ -121,5 +134,177 @@ describe('concurrent copies of a moved block', () => {
     sync(ann.doc, bob.doc);
     assert.equal(count(show(ann.doc), 'same words'), 2, show(ann.doc));
     assert.deepEqual([...ann.dropped, ...bob.dropped], []);
+  });
+});
+
+describe('concurrent copies of moved text (characters two concurrent splits both moved)', () => {
+  const p = (text: string) => h('p', {}, t(text));
+  const li = (text: string) => h('li', {}, t(text));
+  const base = normalizeDocument([p('one two three four five'), p('end')]);
+  // Ann pastes a list after "two": the rest of the line goes into its second item.
+  const annPaste = normalizeDocument([p('one two'), h('ul', {}, li('PASTE'), li('three four five')), p('end')]);
+  // Bob begins a list before "four": the rest of the line goes into its item.
+  const bobList = normalizeDocument([p('one two three'), h('ul', {}, li('four five')), p('end')]);
+
+  /** Ann writes `annBlocks`, Bob `bobBlocks`, each unseen by the other; Bob then writes `bobAfter` if given; they sync twice. */
+  function splitRace(annId: number, bobId: number, annBlocks: MElement[], bobBlocks: MElement[], bobAfter?: MElement[]) {
+    const both = pair(base, annId, bobId);
+    write(both.ann.doc, annBlocks);
+    write(both.bob.doc, bobBlocks);
+    if (bobAfter) write(both.bob.doc, bobAfter);
+    sync(both.ann.doc, both.bob.doc);
+    sync(both.ann.doc, both.bob.doc);
+    assert.equal(show(both.bob.doc), show(both.ann.doc));
+    return both;
+  }
+
+  it('without the rule, "four five" is there twice (the case this is for)', () => {
+    const ann = new Y.Doc();
+    const bob = new Y.Doc();
+    load(ann, base);
+    sync(ann, bob);
+    write(ann, annPaste);
+    write(bob, bobList);
+    sync(ann, bob);
+    assert.equal(count(show(ann), 'four five'), 2, show(ann));
+  });
+
+  for (const [annId, bobId] of [
+    [1, 2],
+    [2, 1],
+  ] as const) {
+    it(`the characters both moved stay in the copy farther from where they came from, so the text reads in order (Ann ${annId}, Bob ${bobId})`, () => {
+      const { ann, bob } = splitRace(annId, bobId, annPaste, bobList);
+      // Yjs puts the two new lists in client ID order: the farther copy is Bob's when Ann's list comes first (his
+      // characters stay, hers go: three parts in order), Ann's when his comes first (his go, with his emptied list).
+      const expected = annId < bobId ? '<p>one two</p><ul><li>PASTE</li><li>three&nbsp;</li></ul><ul><li>four five</li></ul><p>end</p>' : '<p>one two</p><ul><li>PASTE</li><li>three four five</li></ul><p>end</p>';
+      assert.equal(show(ann.doc), expected);
+      // Bob received Ann's write first, with its deletions, and acted; Ann then saw her copy's characters gone already.
+      assert.deepEqual(bob.droppedChars, ['four five'.length], 'Bob deleted one copy of "four five"');
+      assert.deepEqual(ann.droppedChars, [], 'Ann deleted nothing');
+    });
+  }
+
+  /**
+   * Ann's and Bob's concurrent writes relayed through a server document as the Wave server does (each update as the
+   * server's document emitted it), `first` reaching it first; then the drops travel the same way.
+   */
+  function relayed(annId: number, bobId: number, first: 'ann' | 'bob') {
+    const both = pair(base, annId, bobId);
+    const server = new Y.Doc();
+    sync(both.ann.doc, server);
+    const updates: Uint8Array[] = [];
+    server.on('update', (update: Uint8Array) => updates.push(update));
+    const fromAnn = encodeWrite(both.ann.doc, annPaste);
+    const annF = charOf(both.ann.doc, annId, 'four five');
+    const fromBob = encodeWrite(both.bob.doc, bobList);
+    for (const u of first === 'ann' ? [fromAnn, fromBob] : [fromBob, fromAnn]) Y.applyUpdate(server, u);
+    const [relayedFirst, relayedSecond] = updates;
+    // Each receives the other's write as the server relayed it.
+    const [toAnn, toBob] = first === 'ann' ? [relayedSecond!, relayedFirst!] : [relayedFirst!, relayedSecond!];
+    applyRemoteUpdate(both.ann.doc, toAnn, 'remote');
+    applyRemoteUpdate(both.bob.doc, toBob, 'remote');
+    sync(both.ann.doc, both.bob.doc);
+    sync(both.ann.doc, both.bob.doc);
+    assert.equal(show(both.bob.doc), show(both.ann.doc));
+    return { ...both, annF };
+  }
+
+  /** The ID of the first character of `str` in an item of `client` (live or deleted) that holds it; null when none. */
+  function charOf(doc: Y.Doc, client: number, str: string): Y.ID | null {
+    for (const s of doc.store.clients.get(client) ?? []) {
+      const at = s instanceof Y.Item && s.content instanceof Y.ContentString ? s.content.str.indexOf(str) : -1;
+      if (at >= 0) return Y.createID(client, s.id.clock + at);
+    }
+    return null;
+  }
+
+  /** `blocks` written as a local write of `doc`, and that write's update. */
+  function encodeWrite(doc: Y.Doc, blocks: MElement[]): Uint8Array {
+    const sv = Y.encodeStateVector(doc);
+    write(doc, blocks);
+    return Y.encodeStateAsUpdate(doc, sv);
+  }
+
+  for (const first of ['ann', 'bob'] as const) {
+    it(`through the server, whichever write reaches it first, the user who sees both deletions acts, once (${first} first)`, () => {
+      const { ann, bob, annF } = relayed(1, 2, first);
+      assert.equal(show(ann.doc), '<p>one two</p><ul><li>PASTE</li><li>three&nbsp;</li></ul><ul><li>four five</li></ul><p>end</p>');
+      // The write that reached the server second is relayed without the deletions the first had made already.
+      const acted = first === 'ann' ? bob : ann;
+      const other = first === 'ann' ? ann : bob;
+      assert.deepEqual(acted.droppedChars, ['four five'.length]);
+      assert.deepEqual(other.droppedChars, []);
+      // Ann's copy went (Bob's list is the farther). Her caret at its "f" goes to the "f" that stays, also when Bob
+      // deleted it (Ann first): the update relayed to her did not show he had deleted the same characters.
+      assert.ok(annF, "Ann's copy of \"four five\" is among her items");
+      const place = ann.texts.keptPlace(ann.doc, annF);
+      assert.equal(place && `${place.text.toString()}@${place.index}`, 'four five@0');
+    });
+  }
+
+  it('when both see both deletions at once (a reconnection), both decide alike: the text is there once, whole', () => {
+    const both = pair(base, 1, 2);
+    const fromAnn = encodeWrite(both.ann.doc, annPaste);
+    const fromBob = encodeWrite(both.bob.doc, bobList);
+    applyRemoteUpdate(both.ann.doc, fromBob, 'remote');
+    applyRemoteUpdate(both.bob.doc, fromAnn, 'remote');
+    assert.deepEqual([...both.ann.droppedChars, ...both.bob.droppedChars], ['four five'.length, 'four five'.length]);
+    sync(both.ann.doc, both.bob.doc);
+    sync(both.ann.doc, both.bob.doc);
+    assert.equal(show(both.ann.doc), '<p>one two</p><ul><li>PASTE</li><li>three&nbsp;</li></ul><ul><li>four five</li></ul><p>end</p>');
+    assert.equal(show(both.bob.doc), show(both.ann.doc));
+  });
+
+  it('what a user typed into their copy after the split stays, with no character twice', () => {
+    const bobTyped = normalizeDocument([p('one two three'), h('ul', {}, li('four five!')), p('end')]);
+    const { ann } = splitRace(1, 2, annPaste, bobList, bobTyped);
+    assert.equal(show(ann.doc), '<p>one two</p><ul><li>PASTE</li><li>three&nbsp;</li></ul><ul><li>four five!</li></ul><p>end</p>');
+  });
+
+  it('two Enters in the second half of one paragraph leave three paragraphs in order (each moved its tail)', () => {
+    const both = pair(normalizeDocument([p('the first words of it and then more, the tail of it')]), 1, 2);
+    write(both.ann.doc, normalizeDocument([p('the first words of it and then more,'), p('the tail of it')]));
+    write(both.bob.doc, normalizeDocument([p('the first words of it and then more, the tail'), p('of it')]));
+    sync(both.ann.doc, both.bob.doc);
+    sync(both.ann.doc, both.bob.doc);
+    assert.equal(show(both.ann.doc), '<p>the first words of it and then more,</p><p>the tail&nbsp;</p><p>of it</p>');
+    assert.equal(show(both.bob.doc), show(both.ann.doc));
+  });
+
+  it('a copy the lower client has since deleted is not dropped from the higher client\'s (the text stays once)', () => {
+    const both = pair(base, 1, 2);
+    write(both.ann.doc, annPaste);
+    write(both.ann.doc, normalizeDocument([p('one two'), h('ul', {}, li('PASTE'), li('three ')), p('end')]));
+    write(both.bob.doc, bobList);
+    sync(both.ann.doc, both.bob.doc);
+    sync(both.ann.doc, both.bob.doc);
+    assert.equal(show(both.bob.doc), show(both.ann.doc));
+    assert.equal(count(show(both.ann.doc), 'four five'), 1, show(both.ann.doc));
+    assert.deepEqual(both.bob.droppedChars, []);
+  });
+
+  it('splits one after the other are not concurrent: nothing is dropped', () => {
+    const { ann, bob } = pair(base);
+    write(bob.doc, bobList);
+    sync(ann.doc, bob.doc);
+    write(ann.doc, normalizeDocument([p('one two'), h('ul', {}, li('PASTE'), li('three')), h('ul', {}, li('four five')), p('end')]));
+    sync(ann.doc, bob.doc);
+    assert.equal(show(ann.doc), '<p>one two</p><ul><li>PASTE</li><li>three</li></ul><ul><li>four five</li></ul><p>end</p>');
+    assert.equal(show(bob.doc), show(ann.doc));
+    assert.deepEqual([...ann.droppedChars, ...bob.droppedChars], []);
+  });
+
+  it('fewer than four characters are a copy only when they are all that was deleted there: a retyped short word is not', () => {
+    // Both delete "two three" and write "two" into a new paragraph: part of what they deleted, too short to be a move.
+    const mk = () => normalizeDocument([p('one four five'), p('two'), p('end')]);
+    const retyped = splitRace(1, 2, mk(), mk());
+    assert.equal(count(show(retyped.ann.doc), '<p>two</p>'), 2, show(retyped.ann.doc));
+    assert.deepEqual([...retyped.ann.droppedChars, ...retyped.bob.droppedChars], []);
+    // Both cut "two" (between spaces) and paste it into a new paragraph: that is a move, kept once.
+    const cut = () => normalizeDocument([p('one  three four five'), p('two'), p('end')]);
+    const moved = splitRace(1, 2, cut(), cut());
+    assert.equal(count(show(moved.ann.doc), '<p>two</p>'), 1, show(moved.ann.doc));
+    assert.deepEqual(moved.bob.droppedChars, [3]);
   });
 });

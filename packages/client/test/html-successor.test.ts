@@ -80,6 +80,23 @@ describe('typing into a node a peer re-created', () => {
     assert.equal(show(ann), show(bob.doc));
   });
 
+  it('puts back nothing the peer moved into another node of the same write: a split text is not one receiver short (the TinyMCE fuzz: "cid201q" twice)', () => {
+    // Bob's write turns the paragraph into a list, its two parts into two items: the text is deleted and each part
+    // copied. Cid's "cid201q " is in the second item, not in the first (which shares more with the old text).
+    const bob = new Y.Doc();
+    const cid = rescuing();
+    load(bob, normalizeDocument([h('p', {}, t('bob202q  '))]));
+    sync(bob, cid.doc);
+    write(cid.doc, normalizeDocument([h('p', {}, t('bob202q  cid201q '))]));
+    sync(bob, cid.doc);
+    write(bob, normalizeDocument([h('ul', {}, h('li', {}, t('bob202q  ')), h('li', {}, t('cid201q ')))]));
+    sync(bob, cid.doc);
+    sync(bob, cid.doc);
+    assert.equal(show(cid.doc), '<ul><li>bob202q &nbsp;</li><li>cid201q&nbsp;</li></ul>');
+    assert.equal(show(bob), show(cid.doc));
+    assert.equal(cid.rescued.reduce((a, b) => a + b, 0), 0, 'nothing put back');
+  });
+
   it("puts typing back into the copy of this user's own text (the TinyMCE fuzz: 'bob120q bob121q' pasted before 'bob75q' was lost)", () => {
     // Every character of the item is Bob's: the peer saw "bob75q" and copied it, not what Bob pasted meanwhile.
     const bob = rescuing();

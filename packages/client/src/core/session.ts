@@ -28,6 +28,7 @@ import { Backoff } from './backoff.js';
 import { CoeditError } from './errors.js';
 import { SOCKET_CONNECTING, SOCKET_OPEN, frameBytes, type SocketFactory, type SocketLike } from './socket.js';
 import { LocalUndo } from './undo.js';
+import { applyRemoteUpdate } from './remote-update.js';
 
 /** Transaction origin of the editor content written while seeding (P5). */
 export const SEED_ORIGIN = Symbol('wave-seed');
@@ -426,7 +427,7 @@ export class Session {
           if (this.bound) this.opts.binding.flushLocal?.();
           this.applyingRemote = true;
           try {
-            Y.applyUpdate(this.doc, message.update, this);
+            applyRemoteUpdate(this.doc, message.update, this);
           } finally {
             this.applyingRemote = false;
           }

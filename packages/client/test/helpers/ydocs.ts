@@ -3,6 +3,7 @@
  * written with the binding's diff (`syncChildren`), updates exchanged between docs by hand.
  */
 import * as Y from 'yjs';
+import { applyRemoteUpdate } from '../../src/core/remote-update.ts';
 import { normalizeDocument, type RawNode } from '../../src/adapters/html/normalize.ts';
 import { toHtml, type MElement } from '../../src/adapters/html/model.ts';
 import { buildY, documentOfY, HTML_TYPE, syncChildren } from '../../src/adapters/html/ydoc.ts';
@@ -14,7 +15,8 @@ export const load = (doc: Y.Doc, blocks: MElement[]) => frag(doc).insert(0, bloc
 /** A local write of `blocks` as the whole document, with origin `origin`. */
 export const write = (doc: Y.Doc, blocks: MElement[], origin: unknown = 'local') => doc.transact(() => syncChildren(frag(doc), 'root', blocks), origin);
 export const show = (doc: Y.Doc) => toHtml(documentOfY(frag(doc)));
-export const send = (from: Y.Doc, to: Y.Doc) => Y.applyUpdate(to, Y.encodeStateAsUpdate(from, Y.encodeStateVector(to)), 'remote');
+/** What `to` lacks of `from`, applied as the session applies a peer's update. */
+export const send = (from: Y.Doc, to: Y.Doc) => applyRemoteUpdate(to, Y.encodeStateAsUpdate(from, Y.encodeStateVector(to)), 'remote');
 export const sync = (a: Y.Doc, b: Y.Doc) => {
   send(a, b);
   send(b, a);

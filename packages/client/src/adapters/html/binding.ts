@@ -42,6 +42,8 @@ import { Removal } from './successor.js';
 import { Positions, topOf, type Saved, type YPoint } from './positions.js';
 import { writeTyping } from './typing.js';
 import { Copies, dropCopies, liveOwnText, sameOwnPlace, type CopyPair } from './copies.js';
+import { dropChars, TextCopies } from './textcopies.js';
+import { updateDeleteSet } from '../../core/remote-update.js';
 import { buildY, HTML_TYPE, keyOf, modelOfY, syncChildren, type YNode } from './ydoc.js';
 
 /** What one editor offers the core: its contenteditable root, its dialect and its events. */
@@ -123,8 +125,8 @@ const NORMALIZE_ORIGIN = Symbol('wave-html-normalize');
  */
 const RESCUE_ORIGIN = Symbol('wave-html-rescue');
 /**
- * Origin of deleting this user's copy of a block a peer moved at the same time (see `copies.ts`). Not undoable: an
- * undo would bring the second copy back.
+ * Origin of deleting a second copy of what this user and a peer moved at the same time (see `copies.ts`,
+ * `textcopies.ts`). Not undoable: an undo would bring the second copy back.
  */
 const COPY_ORIGIN = Symbol('wave-html-copy');
 
@@ -198,6 +200,7 @@ export class RichTextBinding implements EditorAdapter {
   private rescueSaved: Saved | null = null;
   /** Blocks this user's writes moved, and peers' new blocks, to find a peer's concurrent copy of a moved block. */
   private readonly copies = new Copies(() => this.doc?.clientID ?? 0);
+  private readonly textCopies = new TextCopies(() => this.doc?.clientID ?? 0);
   /** Local DOM changes were still unwritten when a foreign transaction began: they win in their blocks. */
   private localPending = false;
   private cleanups: Array<() => void> = [];
@@ -883,9 +886,13 @@ export class RichTextBinding implements EditorAdapter {
   private readonly onDeep = (events: Array<Y.YEvent<Y.AbstractType<unknown>>>, tr: Y.Transaction): void => {
     if (tr.origin === this || tr.origin === NORMALIZE_ORIGIN) {
       this.copies.noteWrite(tr);
+      this.textCopies.noteWrite(tr);
       return;
     }
-    if (!tr.local) this.copies.noteRemote(tr);
+    if (!tr.local) {
+      this.copies.noteRemote(tr);
+      this.textCopies.noteRemote(tr, () => updateDeleteSet(tr));
+    }
     const frag = this.frag!;
     let structural = false;
     const changed = new Set<YNode>();
@@ -961,6 +968,7 @@ export class RichTextBinding implements EditorAdapter {
       });
     }
     if (removal) saved = this.rescue(removal, saved);
+    if (saved && (!tr.local || tr.origin === COPY_ORIGIN)) saved = { anchor: this.intoKeptChar(saved.anchor), focus: this.intoKeptChar(saved.focus) };
     if (saved) this.positions.restoreSelection(saved);
     this.dropOwnRecords('remote');
     this.host.contentUpdated();
@@ -973,27 +981,30 @@ export class RichTextBinding implements EditorAdapter {
   };
 
   /**
-   * Deletes this user's copies of blocks a peer moved at the same time (`copies.ts`), in a transaction of its own
-   * patched into the DOM by the `onDeep` it causes; a selection in a dropped copy goes to the same place in the
-   * peer's copy. Not during a key press or composition (its block is not patched then): the pairs wait for the next
-   * write or peer's transaction.
+   * Deletes second copies of what this user's write and a peer's concurrent one both moved: this user's copy of a
+   * block (`copies.ts`), either copy of characters (`textcopies.ts`). In a transaction of its own, patched into the
+   * DOM by the `onDeep` it causes, where a selection in a deleted copy goes to the same place in the copy that stays.
+   * Not during a key press or composition (its block is not patched then): the pairs wait for the next write or
+   * peer's transaction.
    */
   private dropCopies(): void {
     const doc = this.doc;
     if (!doc || this.composing) return;
     const pairs = this.copies.pairs();
-    if (pairs.length === 0) return;
+    const chars = this.textCopies.drops(doc);
+    if (pairs.length === 0 && chars.length === 0) return;
     doc.transact(() => {
       // `saved` is this transaction's, captured by `onBeforeTransaction`, restored by its patch.
       if (this.saved) this.saved = { anchor: this.intoKept(this.saved.anchor, pairs), focus: this.intoKept(this.saved.focus, pairs) };
       const count = dropCopies(pairs);
-      trace('copies', () => `${count} own copies dropped: ${pairs.map((p) => `${tid(p.mine)} for ${tid(p.theirs)} ${JSON.stringify(liveOwnText(p.theirs))}`).join(', ')}`);
+      const dropped = dropChars(doc, chars);
+      trace('copies', () => `${count} own copies dropped: ${pairs.map((p) => `${tid(p.mine)} for ${tid(p.theirs)} ${JSON.stringify(liveOwnText(p.theirs))}`).join(', ')}; ${dropped} copied characters dropped`);
     }, COPY_ORIGIN);
   }
 
   /** `point` when it is not in a copy about to be dropped; else the same place in the copy that stays. */
   private intoKept(point: YPoint | null, pairs: readonly CopyPair[]): YPoint | null {
-    if (!point || !this.doc) return point;
+    if (!point || !this.doc || pairs.length === 0) return point;
     const abs = Y.createAbsolutePositionFromRelativePosition(point.rel, this.doc);
     const text = abs?.type;
     const pair = text instanceof Y.XmlText ? pairs.find((p) => text.parent === p.mine) : undefined;
@@ -1002,6 +1013,35 @@ export class RichTextBinding implements EditorAdapter {
     if (!place) return point;
     trace('caret', () => `moved from ${tid(pair.mine)} (dropped) to ${tid(place.text)} at ${place.index}`);
     return { rel: Y.createRelativePositionFromTypeIndex(place.text, place.index, -1), path: [], offset: place.index, text: place.text };
+  }
+
+  /**
+   * After a transaction that deleted second copies of characters (this user's `dropCopies`, or a peer's that
+   * deleted this user's copy): `point` when its place is still there; else the same place in the copy that stays
+   * (`TextCopies.keptPlace`). A point with `assoc` < 0 (all of this binding's) is right after its character, or at
+   * the start of its text when it has none.
+   */
+  private intoKeptChar(point: YPoint | null): YPoint | null {
+    const doc = this.doc;
+    if (!point || !doc) return point;
+    let id: Y.ID | null = null;
+    let after = true;
+    const rel = point.rel.item;
+    if (rel) {
+      // (A position from a document this one replaced names a client or clock it lacks.)
+      if (Y.getState(doc.store, rel.client) > rel.clock && Y.getItem(doc.store, rel).deleted) id = rel;
+    } else if (point.text._item?.deleted) {
+      // At the start of a text that went: the place is before its first character.
+      for (let item = (point.text as unknown as { _start: Y.Item | null })._start; item && !id; item = item.right) {
+        if (item.content instanceof Y.ContentString) id = item.id;
+      }
+      after = false;
+    }
+    const place = id && this.textCopies.keptPlace(doc, id);
+    if (!place) return point;
+    const index = place.index + (after ? 1 : 0);
+    trace('caret', () => `moved from a second copy that went to ${tid(place.text)} at ${index}`);
+    return { rel: Y.createRelativePositionFromTypeIndex(place.text, index, -1), path: [], offset: index, text: place.text };
   }
 
   /**

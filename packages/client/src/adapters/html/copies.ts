@@ -58,10 +58,16 @@ function ownText(el: Y.XmlElement, alive: (item: Y.Item) => boolean): string {
   for (let child = (el as unknown as Internal)._start; child; child = child.right) {
     if (!(child.content instanceof Y.ContentType) || !alive(child)) continue;
     const type = child.content.type;
-    if (!(type instanceof Y.XmlText)) continue;
-    for (let item = (type as unknown as Internal)._start; item; item = item.right) if (alive(item)) text += charsOf(item);
+    if (type instanceof Y.XmlText) text += charsIn(type, alive);
   }
   return text;
+}
+
+/** The characters of `text`'s items for which `alive` holds. */
+function charsIn(text: Y.XmlText, alive: (item: Y.Item) => boolean): string {
+  let out = '';
+  for (let item = (text as unknown as Internal)._start; item; item = item.right) if (alive(item)) out += charsOf(item);
+  return out;
 }
 
 const live = (item: Y.Item): boolean => !item.deleted;
@@ -71,7 +77,7 @@ function fullText(el: Y.XmlElement): string {
   let text = '';
   for (const child of el.toArray()) {
     if (child instanceof Y.XmlElement) text += fullText(child);
-    else if (child instanceof Y.XmlText) for (let item = (child as unknown as Internal)._start; item; item = item.right) if (!item.deleted) text += charsOf(item);
+    else if (child instanceof Y.XmlText) text += charsIn(child, live);
   }
   return text;
 }
@@ -82,7 +88,7 @@ export function liveOwnText(el: Y.XmlElement): string {
 }
 
 /** Whether the element and every element around it are in the document (not deleted). */
-function attached(el: Y.XmlElement): boolean {
+export function attached(el: Y.XmlElement | Y.XmlText): boolean {
   for (let t: object | null = el; t; t = (t as { parent: object | null }).parent) {
     const item = itemOf(t);
     if (item?.deleted) return false;
@@ -178,6 +184,7 @@ export class Copies {
     const usedMine = new Set<Copy>();
     for (const mine of this.copies) {
       if (!attached(mine.y) || liveOwnText(mine.y) !== mine.text) continue;
+      let mineFull: string | undefined;
       const match = this.theirs.find(
         (t) =>
           !usedTheirs.has(t) &&
@@ -186,7 +193,7 @@ export class Copies {
           !mine.made.has(t.y) &&
           attached(t.y) &&
           liveOwnText(t.y) === t.text &&
-          fullText(t.y) === fullText(mine.y),
+          fullText(t.y) === (mineFull ??= fullText(mine.y)),
       );
       if (!match) continue;
       usedTheirs.add(match);
@@ -206,8 +213,29 @@ export class Copies {
 }
 
 /** Whether an element holds nothing: no live text character and no element that holds something. */
-function empty(el: Y.XmlElement): boolean {
+export function empty(el: Y.XmlElement): boolean {
   return el.toArray().every((child) => (child instanceof Y.XmlText ? child.length === 0 : child instanceof Y.XmlElement && empty(child)));
+}
+
+/**
+ * Deletes `el`, or the highest element above it that `made` holds and that holds nothing else (call inside a
+ * transaction). Returns whether anything was deleted (not when `el` is no longer in the document).
+ */
+export function removeWithEmptyMade(el: Y.XmlElement, made: ReadonlySet<Y.XmlElement>): boolean {
+  let target: Y.XmlElement = el;
+  // Going up while the parent is the same write's and would hold nothing else.
+  for (;;) {
+    const parent = target.parent;
+    if (!(parent instanceof Y.XmlElement) || !made.has(parent) || !attached(parent)) break;
+    if (!parent.toArray().every((child) => child === target || (child instanceof Y.XmlText ? child.length === 0 : child instanceof Y.XmlElement && empty(child)))) break;
+    target = parent;
+  }
+  const parent = target.parent as Y.XmlElement | Y.XmlFragment | null;
+  if (!parent || !attached(el)) return false;
+  const index = parent.toArray().indexOf(target);
+  if (index < 0) return false;
+  parent.delete(index, 1);
+  return true;
 }
 
 /**
@@ -216,22 +244,7 @@ function empty(el: Y.XmlElement): boolean {
  */
 export function dropCopies(pairs: readonly CopyPair[]): number {
   let count = 0;
-  for (const pair of pairs) {
-    let target: Y.XmlElement = pair.mine;
-    // Going up while the parent is the same write's and would hold nothing else.
-    for (;;) {
-      const parent = target.parent;
-      if (!(parent instanceof Y.XmlElement) || !pair.made.has(parent) || !attached(parent)) break;
-      if (!parent.toArray().every((child) => child === target || (child instanceof Y.XmlText ? child.length === 0 : child instanceof Y.XmlElement && empty(child)))) break;
-      target = parent;
-    }
-    const parent = target.parent as Y.XmlElement | Y.XmlFragment | null;
-    if (!parent || !attached(pair.mine)) continue;
-    const index = parent.toArray().indexOf(target);
-    if (index < 0) continue;
-    parent.delete(index, 1);
-    count++;
-  }
+  for (const pair of pairs) if (removeWithEmptyMade(pair.mine, pair.made)) count++;
   return count;
 }
 

@@ -171,6 +171,8 @@ export class Removal {
   private readonly chosen = new Map<Y.XmlText, Receiver | null>();
   /** `shared` per removed text and receiver. */
   private readonly sharedMemo = new Map<Removed, Map<Receiver, number>>();
+  /** `charsOf` per receiver, for `copiedElsewhere`. */
+  private readonly charsMemo = new Map<Receiver, { str: string; fresh: boolean[] }>();
   /** Whether an item was created by the transaction. */
   private readonly created: (item: Y.Item) => boolean;
 
@@ -389,7 +391,8 @@ export class Removal {
         const next = diffs[n + 1]?.[1].length ?? 0;
         const anchored =
           kept(diffs[n - 1], i === 0 && j === 0, i === prev && j === prev) &&
-          kept(diffs[n + 1], i + str.length === removed.before.length && j === now.length, i + str.length + next === removed.before.length && j + next === now.length);
+          kept(diffs[n + 1], i + str.length === removed.before.length && j === now.length, i + str.length + next === removed.before.length && j + next === now.length) &&
+          !this.copiedElsewhere(str, receiver);
         for (let k = i; anchored && k < i + str.length; ) {
           if (!removed.lost[k]) {
             k++;
@@ -408,6 +411,27 @@ export class Removal {
     // Stranded characters now in their receiver leave the place they were cut off in.
     for (const [text, ids] of moved) deleteUnits(text, ids);
     return count;
+  }
+
+  /**
+   * Whether `str`, a part of a deleted text its receiver lacks, is in another receiver where the transaction wrote:
+   * the peer split the text and moved that part there (the TinyMCE fuzz: Bob's write turned a paragraph into two list
+   * items, the receiver chosen was the first, and Cid's "cid201q " in the second went back into the first as well).
+   * The place must hold a character the transaction put there: the text diff can build a copy mostly from a text's
+   * older characters (Bob's "cid201q " was an older "cid1q " with "20" inserted), while an older occurrence elsewhere
+   * in the receiver is a like word by chance. Only a part of `OWN_TEXT_RUN` or more with a non-space in it.
+   */
+  private copiedElsewhere(str: string, receiver: Receiver): boolean {
+    if (str.length < OWN_TEXT_RUN || !/\S/.test(str)) return false;
+    return this.receivers.some((r) => {
+      if (r === receiver) return false;
+      let chars = this.charsMemo.get(r);
+      if (!chars) this.charsMemo.set(r, (chars = charsOf(r.text, this.created)));
+      for (let k = chars.str.indexOf(str); k >= 0; k = chars.str.indexOf(str, k + 1)) {
+        if (chars.fresh.slice(k, k + str.length).includes(true)) return true;
+      }
+      return false;
+    });
   }
 
   /**
