@@ -354,6 +354,24 @@ describe('typing into a node a peer re-created', () => {
     assert.deepEqual(fresh.rescued, [2]);
   });
 
+  it("typing just written after two letters a peer's Enter moved into a new paragraph goes with them (the TinyMCE fuzz: \"ci\" moved, \"d8q\" stayed)", () => {
+    const cid = new Y.Doc();
+    const ann = new Y.Doc();
+    let typedFrom = Infinity;
+    const { rescued } = rescuing(cid, (id) => id.client === cid.clientID && id.clock >= typedFrom);
+    load(cid, normalizeDocument([h('p', {}, t('seed0w0 ann3q ci'))]));
+    sync(cid, ann);
+    typedFrom = Y.getState(cid.store, cid.clientID);
+    // Ann presses Enter before the "ci" Cid has just typed, while he types the rest of his word.
+    write(ann, normalizeDocument([h('p', {}, t('seed0w0 ann3q ')), h('p', {}, t('ci'))]));
+    write(cid, normalizeDocument([h('p', {}, t('seed0w0 ann3q cid8q'))]));
+    sync(cid, ann);
+    sync(cid, ann);
+    assert.equal(show(cid), '<p>seed0w0 ann3q&nbsp;</p><p>cid8q</p>');
+    assert.equal(show(ann), show(cid), 'the rescue reaches the peer');
+    assert.deepEqual(rescued, [3]);
+  });
+
   it("leaves new typing that only met the moved text at the same place (two users typing a line at a paragraph's start, then Enter)", () => {
     // Both client orders: Yjs orders two insertions at one place by client ID, so Bob's line lands before or after Ann's.
     for (const [annId, bobId] of [[1, 2], [2, 1]] as const) {

@@ -195,10 +195,14 @@ export class Removal {
     const trimmed: Y.XmlText[] = [];
     for (const ev of events) {
       if (ev.target instanceof Y.XmlText) {
-        // Fewer characters removed than `MIN_SHARED` (a key's deletion) could not be recognised anywhere.
-        let removed = 0;
-        for (const item of items(ev.target)) if (item.countable && ev.deletes(item)) removed += item.length;
-        if (removed >= MIN_SHARED) trimmed.push(ev.target);
+        // Texts that lost characters are looked at below; fewer than `MIN_SHARED` count only next to this user's
+        // stranded typing (a key's deletion elsewhere could not be recognised anywhere).
+        for (const item of items(ev.target)) {
+          if (item.countable && ev.deletes(item)) {
+            trimmed.push(ev.target);
+            break;
+          }
+        }
         continue;
       }
       for (const item of items(ev.target)) {
@@ -286,8 +290,11 @@ export class Removal {
         k = end;
       }
       const kept = units.map((u, k) => u.gone || stranded[k]!);
-      // Too little removed to recognise where it went (a re-spelled space, a key's deletion).
-      if (kept.filter(Boolean).length - stranded.filter(Boolean).length < MIN_SHARED) continue;
+      // Too little removed to recognise where it went (a re-spelled space, a key's deletion), unless this user's
+      // typing was stranded next to it: then the receiver must hold all of it (the TinyMCE fuzz: a peer's Enter moved
+      // the "ci" Cid had just typed into a new paragraph while he typed "d8q", which stayed behind).
+      const removedCount = kept.filter(Boolean).length - stranded.filter(Boolean).length;
+      if (removedCount === 0 || (removedCount < MIN_SHARED && !stranded.includes(true))) continue;
       const index: number[] = []; // offset in the text before → offset in `before`
       let n = 0;
       for (let k = 0; k <= units.length; k++) {
