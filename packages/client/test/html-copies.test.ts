@@ -272,7 +272,7 @@ describe('concurrent copies of moved text (characters two concurrent splits both
     assert.equal(show(both.bob.doc), show(both.ann.doc));
   });
 
-  it('a copy the lower client has since deleted is not dropped from the higher client\'s (the text stays once)', () => {
+  it('a copy the lower client has since deleted leaves the other copy alone (the text stays once)', () => {
     const both = pair(base, 1, 2);
     write(both.ann.doc, annPaste);
     write(both.ann.doc, normalizeDocument([p('one two'), h('ul', {}, li('PASTE'), li('three ')), p('end')]));

@@ -20,6 +20,8 @@
  */
 import DiffMatchPatch from 'diff-match-patch';
 import * as Y from 'yjs';
+import { updateDeleteSet } from '../../core/remote-update.js';
+import { insertRuns, recreate, type Orphan } from './recreate.js';
 
 const dmp = new DiffMatchPatch();
 /** Seconds a diff may take before diff-match-patch settles for a coarser one (its `Diff_Timeout`; default 1 s). */
@@ -70,6 +72,8 @@ interface Removed {
   attrs: Attrs[];
   /** Per UTF-16 unit of `before`: its item ID, for a stranded character (deleted from the text once moved). */
   ids: Array<Y.ID | null>;
+  /** Per UTF-16 unit of `before`: its item ID. */
+  unitIds: Y.ID[];
   /**
    * From an offset in the text as it was before the transaction to the offset in `before`; null where the text kept
    * that place (nothing to relocate).
@@ -175,6 +179,9 @@ export class Removal {
   private readonly charsMemo = new Map<Receiver, { str: string; fresh: boolean[] }>();
   /** Whether an item was created by the transaction. */
   private readonly created: (item: Y.Item) => boolean;
+  /** Whether an item was live before the transaction (not deleted, or deleted by it). */
+  private readonly liveBefore: (item: Y.Item) => boolean;
+  private readonly tr: Y.Transaction;
 
   /**
    * Reads remote transaction `tr` (from `observeDeep`'s `events`). Only characters of `ownClient` (this user's
@@ -225,6 +232,8 @@ export class Removal {
     this.created = (item) => !createdBefore(item.id);
     // Live before the transaction: existed, and not deleted or deleted by it.
     const liveBefore = (item: Y.Item) => createdBefore(item.id) && (!item.deleted || Y.isDeleted(tr.deleteSet, item.id));
+    this.liveBefore = liveBefore;
+    this.tr = tr;
     /** A text's units as before the transaction. */
     const unitsOf = (text: Y.XmlText): Unit[] => {
       const units: Unit[] = [];
@@ -260,6 +269,7 @@ export class Removal {
         lost: units.map((u) => u.own),
         attrs: units.map((u) => u.attrs),
         ids: units.map(() => null),
+        unitIds: units.map((u) => u.id),
         fromBefore: (offset) => offset,
       });
     }
@@ -308,6 +318,7 @@ export class Removal {
         lost: units.flatMap((_, k) => (kept[k] ? [stranded[k]!] : [])),
         attrs: picked.map((u) => u.attrs),
         ids: units.flatMap((u, k) => (kept[k] ? [stranded[k] ? u.id : null] : [])),
+        unitIds: picked.map((u) => u.id),
         // The caret follows the removed text when the text on both sides of it (at an edge, the one side) was removed.
         fromBefore: (offset) => {
           const before = offset === 0 || kept[offset - 1] === true;
@@ -355,10 +366,15 @@ export class Removal {
   rescue(): number {
     let count = 0;
     const moved = new Map<Y.XmlText, Y.ID[]>();
+    const orphans: Orphan[] = [];
     for (const removed of this.removed) {
       if (!removed.lost.includes(true)) continue;
       const receiver = this.receiverOf(removed);
-      if (!receiver) continue;
+      if (!receiver) {
+        const orphan = this.orphanOf(removed);
+        if (orphan) orphans.push(orphan);
+        continue;
+      }
       if (removed.ids.some((id) => id !== null)) {
         count += this.putBackStranded(removed, receiver, moved);
         continue;
@@ -417,7 +433,39 @@ export class Removal {
     }
     // Stranded characters now in their receiver leave the place they were cut off in.
     for (const [text, ids] of moved) deleteUnits(text, ids);
+    for (const [old, text] of recreate(orphans, this.liveBefore)) {
+      this.chosen.set(old, { text, created: true });
+      count += text.length;
+    }
     return count;
+  }
+
+  /**
+   * The characters of a deleted text with no receiver that go back where it was (`recreate.ts`): this user's lost
+   * characters that the update deleting the node did not delete itself. Deleting a type deletes the children it
+   * holds (yjs `ContentType.delete`), so the peer had not seen these (the TinyMCE fuzz: Ann's undo put
+   * "bob6q cid19q cid21q" back into a list item that Bob, who saw it empty, removed at the same time). A server
+   * relays the update its own document emitted, and when this user's characters reached it first, that update
+   * deletes them too: they stay deleted, as the peer may have seen them (a peer that deletes a paragraph on purpose
+   * deletes what it saw in it). Null when none, or when the transaction was too large for receivers to be looked at
+   * (`MAX_RECEIVER_CHARS`: a document replaced).
+   */
+  private orphanOf(removed: Removed): Orphan | null {
+    if (!removed.text._item?.deleted || removed.ids.some((id) => id !== null) || !this.receiversLooked) return null;
+    const peerDeleted = updateDeleteSet(this.tr);
+    let chars = '';
+    const attrs: Orphan['attrs'][number][] = [];
+    for (let k = 0; k < removed.before.length; k++) {
+      if (!removed.lost[k] || Y.isDeleted(peerDeleted, removed.unitIds[k]!)) continue;
+      chars += removed.before[k];
+      attrs.push(removed.attrs[k]!);
+    }
+    return chars.length > 0 ? { text: removed.text, chars, attrs } : null;
+  }
+
+  /** Whether the receivers are few enough to be looked at (`MAX_RECEIVER_CHARS`). */
+  private get receiversLooked(): boolean {
+    return this.receivers.reduce((n, r) => n + r.text.length, 0) <= MAX_RECEIVER_CHARS;
   }
 
   /**
@@ -512,8 +560,7 @@ export class Removal {
   private receiverOf(removed: Removed): Receiver | null {
     if (this.chosen.has(removed.text)) return this.chosen.get(removed.text)!;
     let best: Receiver | null = null;
-    const total = this.receivers.reduce((n, r) => n + r.text.length, 0);
-    if (total <= MAX_RECEIVER_CHARS) {
+    if (this.receiversLooked) {
       // A text keeps its own places (relative positions follow them); its removed text went elsewhere.
       const candidates = this.receivers
         .filter((r) => r.text !== removed.text)
@@ -564,12 +611,7 @@ export class Removal {
 
 /** Inserts units `from`..`to` of `removed.before` into `text` at `at`, each with its own formatting. */
 function insertUnits(text: Y.XmlText, at: number, removed: Removed, from: number, to: number): void {
-  for (let k = from; k < to; ) {
-    let end = k + 1;
-    while (end < to && removed.attrs[end] === removed.attrs[k]) end++;
-    text.insert(at + k - from, removed.before.slice(k, end), { ...removed.attrs[k] });
-    k = end;
-  }
+  insertRuns(text, at, removed.before, removed.attrs, from, to);
 }
 
 /**
