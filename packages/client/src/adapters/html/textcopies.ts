@@ -222,22 +222,22 @@ function copiesOf(sources: readonly Source[], texts: readonly Inserted[]): Map<s
   return copies;
 }
 
-/** The live character with this ID: its item and offset in it; null when deleted or collected. */
-function liveChar(doc: Y.Doc, id: Y.ID): { item: Y.Item; offset: number } | null {
+/** The item holding the live character with this ID; null when it is deleted or collected. */
+function liveChar(doc: Y.Doc, id: Y.ID): Y.Item | null {
   const item = Y.getItem(doc.store, id);
-  if (!(item instanceof Y.Item) || item.deleted || !isChars(item)) return null;
-  return { item, offset: id.clock - item.id.clock };
+  return item instanceof Y.Item && !item.deleted && isChars(item) ? item : null;
 }
 
 /** Where the live character `id` is: its text and index there; null when it is not live or not in the document. */
 export function placeOfChar(doc: Y.Doc, id: Y.ID): { text: Y.XmlText; index: number } | null {
-  const at = liveChar(doc, id);
-  if (!at) return null;
-  const text = at.item.parent as Y.XmlText;
+  const item = liveChar(doc, id);
+  if (!item) return null;
+  const text = item.parent as Y.XmlText;
   if (!attached(text)) return null;
-  let index = at.offset;
-  for (let item = at.item.left; item; item = item.left) if (!item.deleted && item.countable) index += item.length;
-  return { text, index };
+  // A relative position anchored at the character itself resolves to its index (assoc 0: the character's own place).
+  const rel = Y.createRelativePositionFromJSON({ item: { client: id.client, clock: id.clock }, assoc: 0 });
+  const pos = Y.createAbsolutePositionFromRelativePosition(rel, doc);
+  return pos && pos.type === text ? { text, index: pos.index } : null;
 }
 
 /** Remembers this user's and peers' moved characters, and pairs this user's copies with peers' concurrent ones. */
