@@ -439,7 +439,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
       shown: string,
       offline: (ann: Peer, bob: Peer) => Promise<void>,
       online: (ann: Peer, bob: Peer) => Promise<void>,
-      annLast = false,
+      last?: 'Ann' | 'Bob',
     ): Promise<void> {
       const dataDir = mkdtempSync(join(tmpdir(), 'wave-e2e-race-'));
       const serverArgs = { dataDir, extraArgs: ['--port', String(await freePort())] };
@@ -455,13 +455,14 @@ for (const driver of RICH_TEXT_DRIVERS) {
           await own.stop();
           for (const peer of [ann, bob]) await peer.page.waitForFunction(() => window.coedit!.getState() === 'offline');
           await offline(ann, bob);
-          // `annLast`: Ann's browser stays offline until Bob's edits are on the server, so that the server's order is
-          // known (Bob's, then Ann's).
-          if (annLast) await ann.context.setOffline(true);
+          // `last`: that user's browser stays offline until the other's edits are on the server, so that the order
+          // in which the server gets them is known.
+          const [first, second] = last === 'Ann' ? [bob, ann] : [ann, bob];
+          if (last) await second.context.setOffline(true);
           own = await startServer(serverArgs);
-          if (annLast) {
-            await bob.page.waitForFunction(() => window.coedit!.getState() === 'online' && window.waveLog!.status.at(-1)?.saved === true);
-            await ann.context.setOffline(false);
+          if (last) {
+            await first.page.waitForFunction(() => window.coedit!.getState() === 'online' && window.waveLog!.status.at(-1)?.saved === true);
+            await second.context.setOffline(false);
           }
           await online(ann, bob);
         });
@@ -580,10 +581,12 @@ for (const driver of RICH_TEXT_DRIVERS) {
 
     // Session 19, from the TinyMCE fuzz: Yjs deletes what is inserted into a deleted node, so text written into a
     // block that a peer removed at the same time was lost. Its author's binding writes it back where the block was.
-    it('typing a collaborator had not seen when they deleted its paragraph comes back where the paragraph was', { timeout: TIMEOUT_MS }, async () => {
+    // Both orders at the server: the typing first (the server's document then deletes it with the paragraph, and it
+    // relays Bob's update as he sent it, which does not), or the deletion first.
+    for (const last of ['Ann', 'Bob'] as const) it(`typing a collaborator had not seen when they deleted its paragraph comes back where the paragraph was (${last === 'Ann' ? 'the deletion' : 'the typing'} reaches the server first)`, { timeout: TIMEOUT_MS }, async () => {
       const flat = (h: string) => h.replace(/\n\s*/g, '').replace(/&nbsp;/g, ' ');
       await offlineRace(
-        `${driver.name}-rt-deleted-block`,
+        `${driver.name}-rt-deleted-block-${last}`,
         '<p>keep this</p><p>drop me</p><p>end</p>',
         'drop me',
         async (ann, bob) => {
@@ -599,7 +602,7 @@ for (const driver of RICH_TEXT_DRIVERS) {
           await driver.type(ann.page, '!');
           assert.equal(flat(await convergedHtml([ann, bob], (h) => h.includes('!'))), '<p>keep this</p><p> now!</p><p>end</p>');
         },
-        true,
+        last,
       );
     });
 

@@ -482,8 +482,9 @@ describe('a block a peer deleted without having seen what this user had just put
 
   /**
    * The TinyMCE fuzz (seed 1789580499, session 18): Ann's undo put "bob6q cid19q cid21q" back into a list item while
-   * Bob, who saw the item empty, removed it (Backspace). `relayed`: Bob's update reaches Ann as a server relays it
-   * after Ann's undo reached the server first, its delete set holding her restored characters as well.
+   * Bob, who saw the item empty, removed it (Backspace). `relayed`: Bob's update is encoded after Ann's undo reached
+   * him (a whole-state update, as in a sync reply after a reconnection), its delete set holding her restored characters
+   * as well. (A server relays a client's update as it was sent: wave-server `rooms/room.ts` `onDocUpdate`.)
    */
   const undoIntoRemovedItem = (relayed: boolean) => {
     const ann = new Y.Doc();
@@ -510,7 +511,7 @@ describe('a block a peer deleted without having seen what this user had just put
     assert.deepEqual(rescued, [19]);
   });
 
-  it('stays deleted when the update deleting the block deletes it as well: the peer may have seen it (a known gap when a server relays the update after this user\'s reached it)', () => {
+  it('stays deleted when the update deleting the block deletes it as well: the peer may have seen it (a gap when the peer encoded its update after it received them, as in a sync reply)', () => {
     const { html, rescued } = undoIntoRemovedItem(true);
     assert.equal(html, '<ul><li>a one</li><li>end</li></ul>');
     assert.deepEqual(rescued, [0]);

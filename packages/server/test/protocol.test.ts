@@ -262,6 +262,38 @@ describe('protocol (in-process server)', () => {
       assert.ok(messagesOfType(a, MessageType.Sync).every((m) => m.step !== SyncStep.Update));
     });
 
+    it("relays a client's update as it sent it: deleting a node deletes for peers only what the client saw in it", async () => {
+      // The update the server's document emits for a deletion also deletes what was inserted into the node
+      // meanwhile; a peer's rich-text binding reads from the delete set what the deleting client saw.
+      const docId = newDoc();
+      const a = await connect({ docId, seedText: 'x' });
+      await a.waitSynced();
+      a.doc.getArray<Y.Text>('blocks').push([new Y.Text('para')]);
+      const c = await connect({ docId });
+      await c.waitSynced();
+      const nested = () => c.doc.getArray<Y.Text>('blocks').get(0)?.toString();
+      await c.waitFor(() => nested() === 'para', 'the block');
+      // d deletes the block as it was before a typed into it: its update is built on a copy of that state.
+      const seen = new Y.Doc();
+      Y.applyUpdate(seen, Y.encodeStateAsUpdate(c.doc));
+      const before = Y.getState(a.doc.store, a.doc.clientID);
+      a.doc.getArray<Y.Text>('blocks').get(0)!.insert(4, ' more');
+      await c.waitFor(() => nested() === 'para more', 'the typing');
+      let deletion: Uint8Array | null = null;
+      seen.on('update', (update: Uint8Array) => (deletion = update));
+      seen.getArray('blocks').delete(0, 1);
+      const d = await connect({ docId });
+      await d.waitSynced();
+      const from = messagesOfType(c, MessageType.Sync).length;
+      d.send({ type: MessageType.Sync, step: SyncStep.Update, update: deletion! });
+      const relayed = await c.waitFor(() => messagesOfType(c, MessageType.Sync).slice(from).find((m) => m.step === SyncStep.Update), 'the relayed deletion');
+      const { ds } = Y.decodeUpdate(relayed.step === SyncStep.Update ? relayed.update : new Uint8Array());
+      const typed = Array.from({ length: 5 }, (_, k) => Y.createID(a.doc.clientID, before + k));
+      assert.deepEqual(typed.map((id) => Y.isDeleted(ds, id)), [false, false, false, false, false], 'the typing d had not seen is not in its delete set');
+      assert.equal(c.doc.getArray('blocks').length, 0, 'the block is deleted for the peer all the same');
+      await a.waitFor(() => a.doc.getArray('blocks').length === 0, 'deleted for the writer too');
+    });
+
     it('merges offline edits sent in the step2 reply on reconnect', async () => {
       const docId = newDoc();
       const a = await connect({ docId, seedText: 'shared' });

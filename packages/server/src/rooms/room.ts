@@ -139,6 +139,8 @@ export class Room implements SeedLeaseHost {
   private readonly inflight = new Set<Promise<unknown>>();
   /** Remote updates received while a store load is under way (or before the seed): applied after it. */
   private held: Uint8Array[] = [];
+  /** The update being applied as one message (a client's, or another server's), with its origin: see `onDocUpdate`. */
+  private applying: { origin: unknown; update: Uint8Array } | null = null;
   private catchingUp: Promise<void> | undefined;
   private catchUpAgain = false;
 
@@ -317,7 +319,7 @@ export class Room implements SeedLeaseHost {
     }
     this.pendingCommit = undefined;
     try {
-      Y.applyUpdate(this.doc, update, peer);
+      this.applyOne(update, peer);
     } catch {
       this.dropPending();
       throw new ProtocolError('update does not decode');
@@ -470,13 +472,35 @@ export class Room implements SeedLeaseHost {
 
   // --- relaying ---
 
-  private readonly onDocUpdate = (update: Uint8Array, origin: unknown): void => {
+  /** `Y.applyUpdate`, with the update's bytes kept for `onDocUpdate` to relay. */
+  private applyOne(update: Uint8Array, origin: unknown): void {
+    this.applying = { origin, update };
+    try {
+      Y.applyUpdate(this.doc, update, origin);
+    } finally {
+      this.applying = null;
+    }
+  }
+
+  /**
+   * Relays a change to the peers, and commits and publishes one that came from a peer. Peers get a message's update
+   * as its writer sent it, not the update this document emitted for it: that one also deletes what was inserted
+   * into the nodes the update deletes, here, including what its writer had not seen, while a client reads from an
+   * update's delete set what its writer saw (the rich-text adapter keeps text written into a block a peer deleted
+   * without having seen it, `adapters/html/successor.ts`). Both have the same effect on a document: the update
+   * integrated whole here (`dropPending`), and deleting a node deletes what a replica holds inside it. The store keeps
+   * the emitted update (what changed here).
+   */
+  private readonly onDocUpdate = (emitted: Uint8Array, origin: unknown): void => {
     if (origin === LOADED || origin === SEEDED) return;
+    // Not when part of it did not integrate: that part is dropped (`dropPending`), and never relayed.
+    const whole = this.doc.store.pendingStructs === null && this.doc.store.pendingDs === null;
+    const update = this.applying && this.applying.origin === origin && whole ? this.applying.update : emitted;
     this.broadcast(encodeMessage({ type: MessageType.Sync, step: SyncStep.Update, update }), origin);
     // Committed and published by the server it came from.
     if (origin === REMOTE) return;
     const epoch = this.epoch;
-    const commit = this.queue.enqueue([{ doc: this.key, epoch, update }]);
+    const commit = this.queue.enqueue([{ doc: this.key, epoch, update: emitted }]);
     this.pendingCommit = commit;
     // Published only once committed: a server that reads it from the stream and then loads the document from the
     // store must find it there. Registered before the ack (in handleUpdate), so it is queued first.
@@ -609,7 +633,7 @@ export class Room implements SeedLeaseHost {
    */
   private applyRemote(update: Uint8Array): void {
     try {
-      Y.applyUpdate(this.doc, update, REMOTE);
+      this.applyOne(update, REMOTE);
     } catch (error) {
       this.dropPending();
       this.opts.log.error(`an update from another server for ${describeDoc(this.key)} does not decode; dropped`, error);

@@ -444,11 +444,11 @@ export class Removal {
    * The characters of a deleted text with no receiver that go back where it was (`recreate.ts`): this user's lost
    * characters that the update deleting the node did not delete itself. Deleting a type deletes the children it
    * holds (yjs `ContentType.delete`), so the peer had not seen these (the TinyMCE fuzz: Ann's undo put
-   * "bob6q cid19q cid21q" back into a list item that Bob, who saw it empty, removed at the same time). A server
-   * relays the update its own document emitted, and when this user's characters reached it first, that update
-   * deletes them too: they stay deleted, as the peer may have seen them (a peer that deletes a paragraph on purpose
-   * deletes what it saw in it). Null when none, or when the transaction was too large for receivers to be looked at
-   * (`MAX_RECEIVER_CHARS`: a document replaced).
+   * "bob6q cid19q cid21q" back into a list item that Bob, who saw it empty, removed at the same time). This needs the
+   * update as its writer sent it (wave-server relays it so: `rooms/room.ts` `onDocUpdate`); an update encoded from a
+   * whole document after these characters reached it (a sync reply) deletes them too, and they stay deleted, as the
+   * peer may have seen them (a peer that deletes a paragraph on purpose deletes what it saw in it). Null when none,
+   * or when the transaction was too large for receivers to be looked at (`MAX_RECEIVER_CHARS`: a document replaced).
    */
   private orphanOf(removed: Removed): Orphan | null {
     if (!removed.text._item?.deleted || removed.ids.some((id) => id !== null) || !this.receiversLooked) return null;

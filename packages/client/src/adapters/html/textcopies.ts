@@ -13,9 +13,9 @@
 // with a block moved whole, which `copies.ts` decides (two rules deciding one pair could keep different copies).
 //
 // Who acts: a user who sees that a peer's write deleted characters their own concurrent write copied. The server
-// relays each update as its document received it (its update event), so the write that reached it second arrives
-// without the deletions the first had made; the one user who sees them acts, and on a reconnection (a sync step
-// with every deletion) both may. Both then decide alike: Yjs never moves an item, so the order of nodes, deleted
+// relays each update as its writer sent it (wave-server `rooms/room.ts`), so each user usually sees the other's
+// deletion and both act; a server that relayed the update its own document emitted would send the write that reached
+// it second without the deletions the first had made, and only one user would act. Both then decide alike: Yjs never moves an item, so the order of nodes, deleted
 // ones included, is the same on every replica, and deleting the same characters twice is deleting them once.
 import * as Y from 'yjs';
 import type { DeleteSet } from '../../core/remote-update.js';
