@@ -550,6 +550,25 @@ describe('a block a peer deleted without having seen what this user had just put
     assert.deepEqual(rescued, [6]);
   });
 
+  it("goes back in its place when the text alone was deleted from an element that stays (the TinyMCE fuzz: \"seed2w2\" pasted into a list item's line that a peer emptied)", () => {
+    const ann = new Y.Doc();
+    const bob = new Y.Doc();
+    let typedFrom = Infinity;
+    const { rescued } = rescuing(bob, (id) => id.client === bob.clientID && id.clock >= typedFrom);
+    const item = (line: string) => list([t('first')], [...(line ? [t(line)] : []), h('ul', {}, h('li', {}, t('nested')))]);
+    load(ann, item('old words'));
+    sync(ann, bob);
+    typedFrom = Y.getState(bob.store, bob.clientID);
+    // Bob writes at the start of the line while Ann deletes the line's words: its text node goes, the item stays.
+    write(bob, item('bob5q old words'));
+    write(ann, item(''));
+    sync(ann, bob);
+    sync(ann, bob);
+    assert.equal(show(bob), '<ul><li>first</li><li>bob5q&nbsp;<ul><li>nested</li></ul></li></ul>');
+    assert.equal(show(ann), show(bob));
+    assert.deepEqual(rescued, [6]);
+  });
+
   it('goes into a paragraph where a whole table was, and is left deleted in a row a peer removed from a table that stays', () => {
     const table = (rows: string[][]) => h('table', {}, h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, t(c)))))));
     for (const [bobWrote, expected] of [

@@ -10,7 +10,8 @@
  * with their attributes, holding only the given characters with their formatting. Sibling content of the deleted
  * block is not copied: the peer meant to delete it. Table parts are not copied (a row or cell out of place would change
  * the table's shape): inside a table the characters go into a paragraph where the whole table was, when a paragraph can
- * stand there, and are otherwise left deleted.
+ * stand there, and are otherwise left deleted. A text deleted alone from an element that stays (a list item's line
+ * before its nested list) goes back in its place.
  *
  * DOM-free; reads Yjs internals (`_item`, `_map`) that the public API does not expose for deleted types. Call it inside
  * a transaction, from an observer of the transaction that deleted the nodes (before Yjs collects their content).
@@ -65,9 +66,43 @@ function attributesOf(el: Y.XmlElement, liveBefore: (item: Y.Item) => boolean): 
   return attrs;
 }
 
+/** The nearest live sibling of a deleted item on one side (`left` or `right`), or null. */
+function liveSibling(item: Y.Item, side: 'left' | 'right'): Y.Item | null {
+  for (let next = item[side] as Y.Item | null; next; next = next[side] as Y.Item | null) if (!next.deleted) return next;
+  return null;
+}
+
+/**
+ * Puts an orphan whose text alone was deleted from a live element (a list item's line before its nested blocks) back
+ * where that text was: into the live text next to it, at the joint, or else into a text of its own in its place (two
+ * texts side by side are not a normal document). Returns the text that holds the characters.
+ */
+function putBackText(orphan: Orphan): Y.XmlText {
+  const tombstone = orphan.text._item!;
+  const left = liveSibling(tombstone, 'left');
+  const right = liveSibling(tombstone, 'right');
+  const textOf = (item: Y.Item | null) => (item?.content instanceof Y.ContentType && item.content.type instanceof Y.XmlText ? item.content.type : null);
+  const before = textOf(left);
+  const after = textOf(right);
+  let text: Y.XmlText;
+  let at = 0;
+  if (before) {
+    text = before;
+    at = before.length;
+  } else if (after) {
+    text = after;
+  } else {
+    text = new Y.XmlText();
+    (parentOf(orphan.text) as Parent).insertAfter(orphan.text, [text]);
+  }
+  insertRuns(text, at, orphan.chars, orphan.attrs, 0, orphan.chars.length);
+  return text;
+}
+
 /**
  * Writes a copy of each orphan's deleted block after its tombstone (see the module comment). Orphans under the same
- * topmost deleted element share one copy. `liveBefore` tells items live before the deleting transaction (for the
+ * topmost deleted element share one copy; a text deleted alone from a live element goes back in its place
+ * (`putBackText`). `liveBefore` tells items live before the deleting transaction (for the
  * attributes of deleted elements). Returns the new text of each orphan put back (the caret's new place).
  */
 export function recreate(orphans: readonly Orphan[], liveBefore: (item: Y.Item) => boolean): Map<Y.XmlText, Y.XmlText> {
@@ -76,9 +111,9 @@ export function recreate(orphans: readonly Orphan[], liveBefore: (item: Y.Item) 
   for (const orphan of orphans) {
     let top: AnyType = orphan.text;
     for (let up = parentOf(top); up?._item?.deleted; up = parentOf(up)) top = up;
-    // The text alone was deleted from a live element: no block to copy (a second text in a paragraph is not normal).
-    if (!(top instanceof Y.XmlElement) || orphan.chars.length === 0) continue;
-    byTop.set(top, [...(byTop.get(top) ?? []), orphan]);
+    if (orphan.chars.length === 0) continue;
+    if (top instanceof Y.XmlElement) byTop.set(top, [...(byTop.get(top) ?? []), orphan]);
+    else made.set(orphan.text, putBackText(orphan));
   }
   for (const [top, group] of byTop) {
     const parent = parentOf(top) as Parent | null;
