@@ -294,6 +294,27 @@ describe('protocol (in-process server)', () => {
       await a.waitFor(() => a.doc.getArray('blocks').length === 0, 'deleted for the writer too');
     });
 
+    it('relays what an update changed, not content it repeats: a client cannot make peers download the document again', async () => {
+      const docId = newDoc();
+      const a = await connect({ docId, seedText: 'x'.repeat(20_000) });
+      await a.waitSynced();
+      const c = await connect({ docId });
+      await c.waitSynced();
+      // d sends the whole document it already has, with one new character.
+      const d = await connect({ docId });
+      await d.waitSynced();
+      const copy = new Y.Doc();
+      Y.applyUpdate(copy, Y.encodeStateAsUpdate(d.doc));
+      copy.getText('text').insert(0, '!');
+      const whole = Y.encodeStateAsUpdate(copy);
+      assert.ok(whole.length > 20_000);
+      const from = messagesOfType(c, MessageType.Sync).length;
+      d.send({ type: MessageType.Sync, step: SyncStep.Update, update: whole });
+      const relayed = await c.waitFor(() => messagesOfType(c, MessageType.Sync).slice(from).find((m) => m.step === SyncStep.Update), 'the relayed edit');
+      assert.ok(relayed.step === SyncStep.Update && relayed.update.length < 1_000, `relayed ${relayed.step === SyncStep.Update ? relayed.update.length : 0} bytes`);
+      await c.waitFor(() => c.text.toString().startsWith('!x'), 'the edit');
+    });
+
     it('merges offline edits sent in the step2 reply on reconnect', async () => {
       const docId = newDoc();
       const a = await connect({ docId, seedText: 'shared' });

@@ -92,6 +92,14 @@ export const DEFAULT_MAX_STRUCTS_PER_UPDATE = 20_000;
 
 /** Origin of a REST replacement (server-side forceSync): relayed to every peer and stored. */
 const SERVER_WRITE = Symbol('server write');
+/**
+ * A message's update is relayed as it was sent (`onDocUpdate`) while at most this many times, plus
+ * `RELAY_AS_SENT_SLACK` bytes, the size of the update the document emitted for it; a larger one mostly repeats
+ * content the server had (a reply to a step1 after a reconnection can carry a whole delete set), and peers get the
+ * emitted one: a client cannot make the server send its peers more than it changed.
+ */
+const RELAY_AS_SENT_FACTOR = 2;
+const RELAY_AS_SENT_SLACK = 1024;
 /** Shared map the clients read to clear their undo stacks after a forceSync (client core/session.ts). */
 const META_MAP = 'wave';
 
@@ -493,9 +501,11 @@ export class Room implements SeedLeaseHost {
    */
   private readonly onDocUpdate = (emitted: Uint8Array, origin: unknown): void => {
     if (origin === LOADED || origin === SEEDED) return;
-    // Not when part of it did not integrate: that part is dropped (`dropPending`), and never relayed.
+    // Not when part of it did not integrate: that part is dropped (`dropPending`), and never relayed. Nor when it is
+    // much larger than what it changed (content the server already had): peers would get all of it again.
     const whole = this.doc.store.pendingStructs === null && this.doc.store.pendingDs === null;
-    const update = this.applying && this.applying.origin === origin && whole ? this.applying.update : emitted;
+    const sent = this.applying && this.applying.origin === origin && whole ? this.applying.update : null;
+    const update = sent && sent.length <= RELAY_AS_SENT_FACTOR * emitted.length + RELAY_AS_SENT_SLACK ? sent : emitted;
     this.broadcast(encodeMessage({ type: MessageType.Sync, step: SyncStep.Update, update }), origin);
     // Committed and published by the server it came from.
     if (origin === REMOTE) return;
