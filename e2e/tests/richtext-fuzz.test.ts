@@ -672,11 +672,13 @@ function assertNoneDoubled(result: Integrity): void {
  * words in the 6 TinyMCE runs after the last fix, CI's seed among them; kept a todo until a longer clean streak, as
  * each of sessions 17 to 19 found a new rare race after a clean one):
  * - seed 1789580499 (CI's): Ann's undo put back "bob6q", "cid19q", "cid21q" (as her own new characters) into a list
- *   item Bob's concurrent restructuring deleted; Bob's write had not seen them and no text it wrote shares any of
- *   them, so successor.ts finds no receiver (the "own text a peer's restructuring deletes" gap of session 17's note);
+ *   item Bob's concurrent write deleted; Bob's write had not seen them and no text it wrote shares any of them, so
+ *   successor.ts found no receiver (now recreate.ts puts them back where the item was);
  * - seed 921610784: Ann's Enter moved the "ci" Cid had just typed into a new paragraph while he typed the rest of
- *   "cid8q"; a removal shorter than successor.ts's MIN_SHARED (3) is not looked at, so "id8q" stayed behind and was
- *   then typed over.
+ *   "cid8q"; a removal shorter than successor.ts's MIN_SHARED (3) was not looked at, so "id8q" stayed behind (now it
+ *   is, next to stranded typing);
+ * - session 19, seed 1929887639: "seed2w2", pasted into a list item's line while a peer emptied that line, went with
+ *   its text node (now recreate.ts puts it back in its place).
  */
 const MISSING_OPEN: Record<string, string> = {
   tinymce:
