@@ -28,7 +28,12 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 
 /** WebSocket close codes used by Wave. The 1xxx ones are RFC 6455's own. */
 export const CloseCode = {
-  /** RFC 6455: endpoint going away (server shutdown, page unload). Clients reconnect. */
+  /**
+   * RFC 6455: normal closure. The only 1xxx code a browser may send: its `WebSocket.close` throws InvalidAccessError
+   * for any code but 1000 and 3000–4999 (WHATWG WebSockets Standard, `close()`), so the client closes with it.
+   */
+  Normal: 1000,
+  /** RFC 6455: endpoint going away (server shutdown, page unload). Clients reconnect. Sent by the server only. */
   GoingAway: 1001,
   /** RFC 6455: frame larger than the server accepts (`ws` maxPayload). */
   MessageTooBig: 1009,

@@ -280,7 +280,7 @@ export class Session {
   networkLost(): void {
     const socket = this.socket;
     if (this.stopped || !socket) return;
-    socket.close(CloseCode.GoingAway, 'network offline');
+    socket.close(CloseCode.Normal, 'network offline');
     this.onSocketGone(1006, 'the browser reports no network', true);
   }
 
@@ -398,7 +398,7 @@ export class Session {
     if (now - this.lastReceived > DEAD_AFTER_MS) {
       // The socket looks open but nothing arrives (server frozen, network gone silently): drop it.
       const socket = this.socket;
-      socket.close(CloseCode.GoingAway, 'heartbeat timeout');
+      socket.close(CloseCode.Normal, 'heartbeat timeout');
       this.onSocketGone(1006, 'heartbeat timeout', true);
       return;
     }
@@ -750,7 +750,7 @@ export class Session {
     this.reconnectTimer = this.heartbeat = null;
     const socket = this.socket;
     this.socket = null;
-    if (socket && socket.readyState <= SOCKET_OPEN) socket.close(1000, 'stopped');
+    if (socket && socket.readyState <= SOCKET_OPEN) socket.close(CloseCode.Normal, 'stopped');
     // The editor goes back to the host as the session found it: editable (a `read` token had locked it).
     if (this.welcome?.permission === 'read') this.opts.binding.setReadOnly?.(false);
     this.opts.binding.unbind();

@@ -17,6 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import { MessageType, SyncStep } from 'wave-protocol';
 import type { WebSocket as WsSocket } from 'ws';
 import type { SocketFactory, SocketLike } from '../../src/core/socket.js';
+import { assertBrowserCloseCode } from './util.js';
 import { authorizeUpgrade } from '../../../server/src/auth.js';
 import { LocalFanout } from '../../../server/src/fanout/local.js';
 import { silentLogger } from '../../../server/src/log.js';
@@ -85,6 +86,7 @@ export class MemorySocket implements SocketLike {
   }
 
   close(code = 1000, reason = ''): void {
+    assertBrowserCloseCode(code);
     if (this.readyState >= CLOSING) return;
     this.readyState = CLOSING;
     if (!this.link.dead) this.link.c2s.push({ kind: 'close', code, reason });

@@ -10,6 +10,15 @@ import { createServer, type AddressInfo } from 'node:net';
 export const LONG = process.env['WAVE_LONG'] === '1';
 
 /** Resolves when `check()` holds; fails after `ms` with `what`. Polls every 20 ms (a condition, not a sleep). */
+/**
+ * Throws as a browser's `WebSocket.close(code)` does for a code it may not send: anything but 1000 and 3000–4999
+ * (WHATWG WebSockets Standard, `close()`: InvalidAccessError). The test sockets stand in for a browser's.
+ */
+export function assertBrowserCloseCode(code: number | undefined): void {
+  if (code === undefined || code === 1000 || (code >= 3000 && code <= 4999)) return;
+  throw new Error(`InvalidAccessError: Failed to execute 'close' on 'WebSocket': The close code must be either 1000, or between 3000 and 4999. ${code} is neither.`);
+}
+
 export async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {

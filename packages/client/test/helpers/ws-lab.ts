@@ -14,6 +14,7 @@ import WebSocket from 'ws';
 import { MessageType, SyncStep, decodeMessage, encodeMessage, isUpdateBearing, type Message } from 'wave-protocol';
 import type { SocketFactory, SocketLike } from '../../src/core/socket.js';
 import { frameBytes } from '../../src/core/socket.js';
+import { assertBrowserCloseCode } from './util.js';
 
 export interface Attempt {
   client: string;
@@ -260,6 +261,7 @@ class LabSocket implements SocketLike {
   }
 
   close(code?: number, reason?: string): void {
+    assertBrowserCloseCode(code);
     this.ws.close(code, reason);
   }
 

@@ -172,3 +172,22 @@ test('[R4] server frozen with SIGSTOP (socket open, silent): dead socket detecte
     await Promise.all([a.session.stop(), b.session.stop()]);
   }
 });
+
+// Session 19: a browser's `WebSocket.close` throws for code 1001 (only 1000 and 3000–4999 may be sent), and the
+// session closed with it when the browser reported no network: an uncaught error, and the socket was never dropped.
+// The lab's sockets throw as a browser's does (helpers/util.ts `assertBrowserCloseCode`).
+test("the browser's offline event drops the socket at once, with a close code a browser may send, and the session comes back", { timeout: 60_000 }, async () => {
+  const { srv, apiKey } = await server();
+  const lab = new WsLab();
+  const a = labClient({ lab, name: 'net-a', url: srv.url, apiKey, docId: 'network-lost', initial: 'base\n' });
+  try {
+    await a.started;
+    await until('saved', () => a.session.getStatus().saved);
+    a.session.networkLost();
+    assert.equal(a.session.getStatus().state, 'offline');
+    a.editor.edit(0, 0, 'offline ');
+    await until('back online and saved', () => a.session.getStatus().state === 'online' && a.session.getStatus().saved, 30_000);
+  } finally {
+    await a.session.stop();
+  }
+});
