@@ -268,6 +268,23 @@ for (const driver of RICH_TEXT_DRIVERS) {
       });
     });
 
+    // Session 20, from the TinyMCE fuzz (seed 3699741279): a peer's line break arrived where this editor showed its
+    // placeholder `<br data-mce-bogus>` in an empty line; the patch kept that element (same tag) with the editor's
+    // marker, so getContent() left the break out in this editor only, while both shared documents held it.
+    it("a line break a peer types into an empty line is a real break in every editor, not the editor's placeholder", { timeout: TIMEOUT_MS }, async () => {
+      const flat = (h: string) => h.replace(/\n\s*/g, '');
+      await withPair(`${driver.name}-rt-break-on-placeholder`, driver, undefined, async (ann, bob) => {
+        await command(ann.page, 'setHtml', { html: '<p>one</p><p>two</p>' });
+        await convergedHtml([ann, bob], (h) => h.includes('two'));
+        await caretAt(bob.page, 'one', true);
+        await bob.page.keyboard.press('Enter');
+        await convergedHtml([ann, bob], (h) => flat(h).split('<p>').length === 4);
+        await command(bob.page, 'html', { html: '<br>x' });
+        const html = flat(await convergedHtml([ann, bob], (h) => h.includes('x')));
+        assert.match(html, /<p>one<\/p><p><br ?\/?>x<\/p><p>two<\/p>/, `the break before "x" in both editors: ${html}`);
+      });
+    });
+
     it('formatting made in one editor appears in the other: marks, link, heading, lists, quote, table, image', { timeout: TIMEOUT_MS }, async () => {
       const label = `${driver.name}-rt-format`;
       await withScene(browser, server, label, async (scene) => {

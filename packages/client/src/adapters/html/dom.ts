@@ -166,6 +166,9 @@ function setText(node: Text, data: string): void {
 
 function compatible(t: Node, s: Node, d: EditorDialect): boolean {
   if (isText(t)) return isText(s);
-  // Editor scaffolding (a caret container) is replaced rather than patched into content.
-  return isElement(t) && isElement(s) && t.localName === s.localName && !d.unwrap(t);
+  // Editor scaffolding (a caret container) is replaced rather than patched into content. So is the editor's
+  // placeholder where content of the same tag is wanted (TinyMCE's `<br data-mce-bogus>` for a real `<br>`): the
+  // marker is an internal attribute, which patching leaves alone, and the editor's serialisation drops the element.
+  if (!isElement(t) || !isElement(s) || t.localName !== s.localName || d.unwrap(t)) return false;
+  return !d.transient?.(t) || !!d.transient(s);
 }
