@@ -286,6 +286,9 @@ function randomHtml(rand: () => number, word: () => string): string {
  * item's line a peer emptied (its text node deleted alone): it now goes back in its place (recreate.ts). Another fresh
  * TinyMCE run (seed 3699741279) ended with one editor's HTML lacking a `<br>` before two spaces and a nested list in a
  * list item, the shared documents identical (a rendering divergence, not analysed; see the session's note).
+ * Session 20: that divergence was the patch keeping TinyMCE's placeholder `<br data-mce-bogus>` where a peer's real
+ * `<br>` arrived (same tag; the marker is an internal attribute the patch leaves alone, and getContent() drops the
+ * element): a placeholder is now replaced by the content wanted (dom.ts `compatible`, e2e test in richtext.test.ts).
  */
 /**
  * Seeds replayed by name: seeds that once failed. `npm test` (CI) replays each editor's first; the others run with
@@ -312,6 +315,9 @@ const NAMED_SEEDS: Record<string, ReadonlyArray<{ name: string; seed: number }>>
     // Session 17: "ann41q" twice: Ann's paste and Cid's Enter split the same paragraph at once, each moving its tail,
     // with "ann41q", into a new node of its own. Session 18: "cid201q" twice, put back by a rescue. Both fixed.
     { name: 'concurrent-splits-doubled', seed: 2901237251 },
+    // Session 19: one editor's HTML lacked the `<br>` of "<li><br>&nbsp;&nbsp;<ul>…", both shared documents holding it
+    // (session 20: the patch kept TinyMCE's placeholder `<br data-mce-bogus>` for it; dom.ts `compatible`, e2e test).
+    { name: 'break-kept-as-placeholder', seed: 3699741279 },
   ],
   // Session 14: a peer's Enter moved "ann11" into a new paragraph while Ann typed "q " after it. (Session 13 kept
   // 2964057064, which lost "cid3q" once in CI in what looks like the same way; it passed 3 times in session 14.)
