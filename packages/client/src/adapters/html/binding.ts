@@ -835,7 +835,7 @@ export class RichTextBinding implements EditorAdapter {
       if (!(ev.target instanceof Y.XmlText)) continue;
       let index = 0;
       let run = false; // inside a run of live characters this event added
-      for (let item = (ev.target as unknown as { _start: Y.Item | null })._start; item; item = item.right) {
+      for (let item = ev.target._start; item; item = item.right) {
         if (item.deleted || !item.countable) continue;
         const added = ev.adds(item);
         if (run && !added) this.recentTyping.push({ rel: Y.createRelativePositionFromTypeIndex(ev.target, index, -1), at: now });
@@ -1032,7 +1032,7 @@ export class RichTextBinding implements EditorAdapter {
       if (Y.getState(doc.store, rel.client) > rel.clock && Y.getItem(doc.store, rel).deleted) id = rel;
     } else if (point.text._item?.deleted) {
       // At the start of a text that went: the place is before its first character.
-      for (let item = (point.text as unknown as { _start: Y.Item | null })._start; item && !id; item = item.right) {
+      for (let item = point.text._start; item && !id; item = item.right) {
         if (item.content instanceof Y.ContentString) id = item.id;
       }
       after = false;

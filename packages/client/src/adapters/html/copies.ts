@@ -39,10 +39,8 @@ export interface CopyPair {
   made: ReadonlySet<Y.XmlElement>;
 }
 
-type Internal = { _item: Y.Item | null; _start: Y.Item | null };
-
 function itemOf(type: object): Y.Item | null {
-  return (type as Internal)._item;
+  return (type as { _item: Y.Item | null })._item;
 }
 
 /** Characters of one text item as a block's own text counts them. */
@@ -55,7 +53,7 @@ function charsOf(item: Y.Item): string {
 /** The element's own text: the characters of its direct text children for which `alive` holds. */
 function ownText(el: Y.XmlElement, alive: (item: Y.Item) => boolean): string {
   let text = '';
-  for (let child = (el as unknown as Internal)._start; child; child = child.right) {
+  for (let child = el._start; child; child = child.right) {
     if (!(child.content instanceof Y.ContentType) || !alive(child)) continue;
     const type = child.content.type;
     if (type instanceof Y.XmlText) text += charsIn(type, alive);
@@ -66,7 +64,7 @@ function ownText(el: Y.XmlElement, alive: (item: Y.Item) => boolean): string {
 /** The characters of `text`'s items for which `alive` holds. */
 function charsIn(text: Y.XmlText, alive: (item: Y.Item) => boolean): string {
   let out = '';
-  for (let item = (text as unknown as Internal)._start; item; item = item.right) if (alive(item)) out += charsOf(item);
+  for (let item = text._start; item; item = item.right) if (alive(item)) out += charsOf(item);
   return out;
 }
 

@@ -150,7 +150,7 @@ export function recreate(orphans: readonly Orphan[], liveBefore: (item: Y.Item) 
         const out = new Y.XmlElement(el.nodeName);
         for (const [key, value] of Object.entries(attributesOf(el, liveBefore))) out.setAttribute(key, value);
         const children: Array<Y.XmlElement | Y.XmlText> = [];
-        for (let item = (el as unknown as { _start: Y.Item | null })._start; item; item = item.right as Y.Item | null) {
+        for (let item = el._start; item; item = item.right) {
           if (item.content instanceof Y.ContentType && onPath.has(item.content.type)) children.push(copy(item.content.type));
         }
         out.insert(0, children);

@@ -108,7 +108,7 @@ interface Receiver {
 
 /** The items of a type's child list, deleted ones included, in order. */
 function* items(type: Y.XmlFragment | Y.XmlElement | Y.XmlText | Y.AbstractType<unknown>): Generator<Y.Item> {
-  for (let item = (type as unknown as { _start: Y.Item | null })._start; item; item = item.right) yield item;
+  for (let item = type._start; item; item = item.right) yield item;
 }
 
 /** The live characters of `text` (U+FFFC per embed), and per UTF-16 unit whether `fresh` says its item is. */

@@ -84,15 +84,13 @@ export interface CharDrop {
   made: ReadonlySet<Y.XmlElement>;
 }
 
-type Internal = { _start: Y.Item | null };
-
 const isChars = (item: Y.Item): boolean => item.content instanceof Y.ContentString && item.parent instanceof Y.XmlText;
 
 /** The characters of `text` deleted in `tr` that were there before it, cut into runs where live characters lie between. */
 function deletedIn(tr: Y.Transaction, text: Y.XmlText): Source {
   const out: Source = { text, keys: [], str: '', run: [] };
   let run = 0;
-  for (let item = (text as unknown as Internal)._start; item; item = item.right) {
+  for (let item = text._start; item; item = item.right) {
     const gone = item.id.clock < (tr.beforeState.get(item.id.client) ?? 0) && Y.isDeleted(tr.deleteSet, item.id);
     if (item.content instanceof Y.ContentString && gone) {
       const str = item.content.str;
@@ -138,7 +136,7 @@ function insertedBy(tr: Y.Transaction, client: number): { texts: Inserted[]; mad
   }
   const texts = [...targets].map((text) => {
     const out: Inserted = { text, ids: [], str: '' };
-    for (let item = (text as unknown as Internal)._start; item; item = item.right) {
+    for (let item = text._start; item; item = item.right) {
       if (!(item.content instanceof Y.ContentString) || item.deleted || item.id.client !== client || item.id.clock < from) continue;
       for (let i = 0; i < item.content.str.length; i++) out.ids.push(Y.createID(client, item.id.clock + i));
       out.str += item.content.str;
