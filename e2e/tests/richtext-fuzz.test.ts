@@ -464,7 +464,12 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
       // binding re-rendered a block keeps it (binding.ts, `respelled`: never a loop). Counted, not failed.
       const exact = await Promise.all(peers.map((p) => (p.driver as typeof driver).html(p.page)));
       const respelled = exact.filter((h) => h !== exact[0]).length;
-      if (respelled > 0) console.log(`${label}: ${respelled} editor(s) spell some spaces (U+00A0 / space) or an empty list line (<br>) differently, same content`);
+      if (respelled > 0) {
+        let at = 0;
+        while (at < exact[0]!.length && exact.every((h) => h[at] === exact[0]![at])) at++;
+        const where = exact.map((h, k) => `${names[k]}: …${JSON.stringify(h.slice(Math.max(0, at - 60), at + 60))}…`).join('\n');
+        console.log(`${label}: ${respelled} editor(s) spell some spaces (U+00A0 / space) or an empty list line (<br>) differently, same content; first difference:\n${where}`);
+      }
     } catch (err) {
       const all = (await Promise.all(peers.map((p) => (p.driver as typeof driver).html(p.page)))).map(spacesAsSpaces);
       let at = 0;
