@@ -689,13 +689,15 @@ function assertNoneDoubled(result: Integrity): void {
  *   in one undo step with his next edits. Cid's paste then moved C1 on (deleted it, wrote C2). Bob's undo of the paste deletes C1
  *   (already gone) and restores O, as Yjs's undo does (yjs src/utils/UndoManager.js `popStackItem`, `redoItem`): the
  *   text is then in C2 and in the restored O. The undo manager has no filter for what it restores (only
- *   `deleteFilter`, core/undo.ts), so the fix belongs in the binding: characters an undo restores whose copy a peer
- *   has moved on since are to be left out (a textcopies.ts-like rule over the chain O → C1 → C2; not built yet).
+ *   `deleteFilter`, core/undo.ts), so the binding deletes again, right after the undo, the restored characters whose
+ *   copy a peer has moved on since (textcopies.ts `restoredMovedOn`: the chain O → C1 → C2 is remembered as the
+ *   writes happen, for COPY_WINDOW_MS; unit test in html-copies.test.ts). Fixed late in session 20: the check stays
+ *   a todo until runs after the fix show a clean streak.
  */
 const MISSING_OPEN: Record<string, string> = {};
 const DOUBLED_OPEN: Record<string, string> = {
   tinymce:
-    "TinyMCE: an undo restored text its user's own write had moved while a peer had moved that copy on since (session 20, CI's seed 1789580499, \"bob22q\" twice in 1 run of 11); see above",
+    "TinyMCE: an undo restored text its user's own write had moved while a peer had moved that copy on since (session 20, CI's seed 1789580499, \"bob22q\" twice in 1 run of 11; fixed that session, kept a todo until a clean streak); see above",
 };
 
 /** The checks after a run (convergence is checked in the run): no word missing, none doubled; todos where listed above. */

@@ -8,6 +8,7 @@ import { normalizeDocument } from '../src/adapters/html/normalize.ts';
 import { Copies, dropCopies } from '../src/adapters/html/copies.ts';
 import { dropChars, TextCopies } from '../src/adapters/html/textcopies.ts';
 import { applyRemoteUpdate, updateDeleteSet } from '../src/core/remote-update.ts';
+import { LocalUndo } from '../src/core/undo.ts';
 import type { MElement } from '../src/adapters/html/model.ts';
 import { frag, h, list, load, show, sync, t, write } from './helpers/ydocs.ts';
 
@@ -306,5 +307,56 @@ describe('concurrent copies of moved text (characters two concurrent splits both
     const moved = splitRace(1, 2, cut(), cut());
     assert.equal(count(show(moved.ann.doc), '<p>two</p>'), 1, show(moved.ann.doc));
     assert.deepEqual(moved.bob.droppedChars, [3]);
+  });
+});
+
+describe("an undo of a move whose copy a peer has moved on since (Yjs's undo would restore the text a second time)", () => {
+  const p = (text: string) => h('p', {}, t(text));
+  const li = (text: string) => h('li', {}, t(text));
+  const base = normalizeDocument([p('alpha bravo charlie delta echo'), p('end')]);
+  // Bob begins a list before "charlie": the rest of the line moves into its item (deleted in the paragraph, copied).
+  const bobList = normalizeDocument([p('alpha bravo'), h('ul', {}, li('charlie delta echo')), p('end')]);
+  // Cid, having seen it, presses Enter after "charlie": his write moves "charlie" on into a new item before.
+  const cidSplit = normalizeDocument([p('alpha bravo'), h('ul', {}, li('charlie'), li('delta echo')), p('end')]);
+  const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'end'];
+
+  /** Bob (client 2, his writes undoable) and Cid (3) on `base`: Bob's list, then Cid's `cidBlocks`, then Bob's undo. */
+  function undoAfter(cidBlocks: MElement[], withRule: boolean): { bob: Y.Doc; drops: number } {
+    const bob = deduping(2);
+    const cid = deduping(3);
+    load(bob.doc, base);
+    sync(bob.doc, cid.doc);
+    const undo = new LocalUndo(bob.doc);
+    undo.track('local');
+    write(bob.doc, bobList);
+    sync(bob.doc, cid.doc);
+    write(cid.doc, cidBlocks);
+    sync(bob.doc, cid.doc);
+    const step = undo.manager.undoStack[undo.manager.undoStack.length - 1]!;
+    assert.ok(undo.undo(), 'Bob had a step to undo');
+    const drops = bob.texts.restoredMovedOn(bob.doc, step.deletions);
+    if (withRule) bob.doc.transact(() => dropChars(bob.doc, drops), 'copies');
+    sync(bob.doc, cid.doc);
+    assert.equal(show(cid.doc), show(bob.doc));
+    return { bob: bob.doc, drops: drops.length };
+  }
+
+  it('without the rule, the word Cid moved on is there twice (the case this is for)', () => {
+    const html = show(undoAfter(cidSplit, false).bob);
+    assert.equal(count(html, 'charlie'), 2, html);
+  });
+
+  it('the restored characters the peer moved on are deleted again: every word once, the moved one where Cid put it', () => {
+    const { bob, drops } = undoAfter(cidSplit, true);
+    const html = show(bob);
+    for (const w of words) assert.equal(count(html, w), 1, `${w}: ${html}`);
+    assert.match(html, /<li>charlie<\/li>/, html);
+    assert.equal(drops, 'charlie'.length, html);
+  });
+
+  it('a copy the peer deleted without writing it again is restored by the undo as usual', () => {
+    const { bob, drops } = undoAfter(normalizeDocument([p('alpha bravo'), h('ul', {}, li('delta echo')), p('end')]), true);
+    assert.equal(drops, 0);
+    assert.match(show(bob), /<p>alpha bravo charlie delta echo<\/p>/);
   });
 });

@@ -43,7 +43,7 @@ import { Positions, topOf, type Saved, type YPoint } from './positions.js';
 import { writeTyping } from './typing.js';
 import { Copies, dropCopies, liveOwnText, sameOwnPlace, type CopyPair } from './copies.js';
 import { dropChars, TextCopies } from './textcopies.js';
-import { updateDeleteSet } from '../../core/remote-update.js';
+import { updateDeleteSet, type DeleteSet } from '../../core/remote-update.js';
 import { buildY, HTML_TYPE, keyOf, modelOfY, syncChildren, type YNode } from './ydoc.js';
 
 /** What one editor offers the core: its contenteditable root, its dialect and its events. */
@@ -333,7 +333,8 @@ export class RichTextBinding implements EditorAdapter {
         this.host.takeOverUndo(
           () => {
             this.flush();
-            undo.undo();
+            const step = undo.manager.undoStack[undo.manager.undoStack.length - 1];
+            if (undo.undo() && step) this.dropRestoredCopies(step.deletions);
           },
           () => {
             this.flush();
@@ -999,6 +1000,21 @@ export class RichTextBinding implements EditorAdapter {
       const count = dropCopies(pairs);
       const dropped = dropChars(doc, chars);
       trace('copies', () => `${count} own copies dropped: ${pairs.map((p) => `${tid(p.mine)} for ${tid(p.theirs)} ${JSON.stringify(liveOwnText(p.theirs))}`).join(', ')}; ${dropped} copied characters dropped`);
+    }, COPY_ORIGIN);
+  }
+
+  /**
+   * After this user's undo of a step whose deletions were `undone`: the characters it restored that a peer has moved
+   * on since (`TextCopies.restoredMovedOn`) are deleted again, so the text is there once, where the peer put it.
+   */
+  private dropRestoredCopies(undone: DeleteSet): void {
+    const doc = this.doc;
+    if (!doc) return;
+    const drops = this.textCopies.restoredMovedOn(doc, undone);
+    if (drops.length === 0) return;
+    doc.transact(() => {
+      const dropped = dropChars(doc, drops);
+      trace('copies', () => `${dropped} characters the undo restored dropped: a peer had moved them on`);
     }, COPY_ORIGIN);
   }
 

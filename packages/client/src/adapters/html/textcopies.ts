@@ -84,6 +84,12 @@ export interface CharDrop {
   made: ReadonlySet<Y.XmlElement>;
 }
 
+const keyOf = (id: Y.ID): string => `${id.client}:${id.clock}`;
+function idOf(key: string): Y.ID {
+  const [client, clock] = key.split(':').map(Number) as [number, number];
+  return Y.createID(client, clock);
+}
+
 const isChars = (item: Y.Item): boolean => item.content instanceof Y.ContentString && item.parent instanceof Y.XmlText;
 
 /** The characters of `text` deleted in `tr` that were there before it, cut into runs where live characters lie between. */
@@ -104,14 +110,13 @@ function deletedIn(tr: Y.Transaction, text: Y.XmlText): Source {
   return out;
 }
 
-/** The characters of `source` that `ds` deletes, in runs cut where it does not (and where `source`'s runs are cut). */
-function within(source: Source, ds: DeleteSet): Source {
+/** The characters of `source` for which `keep` holds, in runs cut where it does not (and where `source`'s runs are cut). */
+function within(source: Source, keep: (key: string) => boolean): Source {
   const out: Source = { text: source.text, keys: [], str: '', run: [] };
   let run = 0;
   let last = -1;
   source.keys.forEach((k, i) => {
-    const [client, clock] = k.split(':').map(Number) as [number, number];
-    if (!Y.isDeleted(ds, Y.createID(client, clock))) return;
+    if (!keep(k)) return;
     if (last >= 0 && (last !== i - 1 || source.run[last] !== source.run[i])) run++;
     out.keys.push(k);
     out.str += source.str[i];
@@ -242,6 +247,8 @@ export function placeOfChar(doc: Y.Doc, id: Y.ID): { text: Y.XmlText; index: num
 export class TextCopies {
   private mine: MyMove[] = [];
   private theirs: Moved[] = [];
+  /** Peers' writes that moved on characters of this user's copies: copy character → the peer's copy of it. */
+  private onward: Moved[] = [];
   /** Source characters (`client:clock`) and peers whose copies of them were paired, and when: each pair is decided once. */
   private decided = new Map<string, number>();
 
@@ -286,9 +293,61 @@ export class TextCopies {
       const like = copiesOf(this.mine.flatMap((m) => m.sources), texts);
       if (like.size === 0) continue;
       const ds = deletes();
-      const copies = copiesOf(this.mine.flatMap((m) => m.sources.map((src) => within(src, ds))), texts);
+      const copies = copiesOf(this.mine.flatMap((m) => m.sources.map((src) => within(src, (k) => Y.isDeleted(ds, idOf(k))))), texts);
       this.theirs.push({ client, copies, like, made, at: now });
     }
+    // Characters of this user's copies that the peer's write deleted and wrote again in its own new text: moved on.
+    let sources: Source[] | undefined;
+    for (const [client, clock] of tr.afterState) {
+      if (client === me || clock <= (tr.beforeState.get(client) ?? 0)) continue;
+      sources ??= this.copiesDeletedIn(tr);
+      if (sources.length === 0) return;
+      const onward = copiesOf(sources, insertedBy(tr, client).texts);
+      if (onward.size > 0) this.onward.push({ client, copies: onward, made: new Set(), at: now });
+    }
+  }
+
+  /** The characters of this user's remembered copies that `tr` deleted, by text (read before Yjs collects them). */
+  private copiesDeletedIn(tr: Y.Transaction): Source[] {
+    const keys = new Set<string>();
+    const texts = new Set<Y.XmlText>();
+    for (const m of this.mine) {
+      for (const id of m.copies.values()) {
+        if (!Y.isDeleted(tr.deleteSet, id)) continue;
+        const item = Y.getItem(tr.doc.store, id);
+        if (!(item instanceof Y.Item) || !isChars(item)) continue;
+        keys.add(keyOf(id));
+        texts.add(item.parent as Y.XmlText);
+      }
+    }
+    return [...texts].map((text) => within(deletedIn(tr, text), (k) => keys.has(k)));
+  }
+
+  /**
+   * Right after this user's undo, given the delete set of the step it undid (`Y.UndoManager`'s stack item
+   * `deletions`): the characters it restored that a peer has moved on since, to delete again, each with the
+   * peer's copy that stays. Yjs's undo restores what the step deleted and deletes what it inserted (yjs
+   * src/utils/UndoManager.js, `popStackItem`); when the step moved text (deleted it, wrote a copy) and a peer then
+   * moved that copy on (deleted it, wrote its own), the copy it deletes is gone already and the text it restores is
+   * there twice (TinyMCE fuzz, session 20, seed 1789580499: "bob22q"). A restored character is found through the
+   * item it restores (`Item.redone`). Only moves remembered (`COPY_WINDOW_MS`) are known.
+   */
+  restoredMovedOn(doc: Y.Doc, undone: DeleteSet, now = Date.now()): CharDrop[] {
+    this.prune(now);
+    const out: CharDrop[] = [];
+    for (const m of this.mine) {
+      for (const [src, copy] of m.copies) {
+        const id = idOf(src);
+        if (!Y.isDeleted(undone, id)) continue;
+        const onward = this.onward.find((o) => o.copies.has(keyOf(copy)))?.copies.get(keyOf(copy));
+        if (!onward || !liveChar(doc, onward)) continue;
+        const item = Y.getItem(doc.store, id);
+        if (!(item instanceof Y.Item) || !item.redone) continue;
+        const restored = Y.createID(item.redone.client, item.redone.clock + id.clock - item.id.clock);
+        if (liveChar(doc, restored)) out.push({ drop: restored, keep: onward, made: new Set() });
+      }
+    }
+    return out;
   }
 
   /**
@@ -347,6 +406,7 @@ export class TextCopies {
     const fresh = (m: Moved) => now - m.at < COPY_WINDOW_MS;
     this.mine = this.mine.filter(fresh).slice(-MAX_REMEMBERED);
     this.theirs = this.theirs.filter(fresh).slice(-MAX_REMEMBERED);
+    this.onward = this.onward.filter(fresh).slice(-MAX_REMEMBERED);
     for (const [pair, at] of this.decided) if (now - at >= COPY_WINDOW_MS) this.decided.delete(pair);
   }
 }
