@@ -17,6 +17,10 @@
 // deletion and both act; a server that relayed the update its own document emitted would send the write that reached
 // it second without the deletions the first had made, and only one user would act. Both then decide alike: Yjs never moves an item, so the order of nodes, deleted
 // ones included, is the same on every replica, and deleting the same characters twice is deleting them once.
+//
+// The same memory serves an undo (`restoredMovedOn`): undoing a write that moved text restores the original and
+// deletes the copy; when a peer has moved that copy on since, the copy is gone already and the restored original
+// would be a second one. Those restored characters are deleted again, and the text stays where the peer put it.
 import * as Y from 'yjs';
 import type { DeleteSet } from '../../core/remote-update.js';
 import { attached, COPY_WINDOW_MS, empty, removeWithEmptyMade } from './copies.js';
