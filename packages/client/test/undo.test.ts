@@ -86,3 +86,20 @@ test("undoing my new paragraph keeps a collaborator's words typed into it; a par
   assert.equal(shown(mine), '<p>mine theirs</p>', 'a paragraph nobody else wrote in is deleted whole');
   assert.equal(shown(theirs), shown(mine));
 });
+
+test('undoStep gives what the undone step had deleted, which the undo restored; null when there is no step', () => {
+  const doc = new Y.Doc();
+  const adapter = { name: 'adapter' };
+  const text = doc.getText('text');
+  doc.transact(() => text.insert(0, 'abc'), SEED_ORIGIN);
+  const undo = new LocalUndo(doc);
+  undo.track(adapter);
+  const b = Y.createRelativePositionFromTypeIndex(text, 1).item!;
+  doc.transact(() => text.delete(1, 1), adapter);
+  const step = undo.undoStep();
+  assert.ok(step, 'there was a step');
+  assert.equal(text.toString(), 'abc');
+  assert.ok(Y.isDeleted(step.deletions, b), 'the deleted "b" is in the step\'s deletions');
+  assert.ok(!Y.isDeleted(step.deletions, Y.createID(b.client, b.clock + 1)), '"c" was not deleted');
+  assert.equal(undo.undoStep(), null);
+});

@@ -5,6 +5,7 @@
  * session reset are never undone. A new doc (session reset) gets a new, empty manager: old stacks cannot apply to it.
  */
 import * as Y from 'yjs';
+import type { DeleteSet } from './remote-update.js';
 
 /**
  * Edits less than this far apart form one undo step. 500 ms is Yjs's default: about the pause between words while
@@ -52,7 +53,16 @@ export class LocalUndo {
 
   /** Reverts this user's last undo step; false when there was none. */
   undo(): boolean {
-    return this.manager.undo() !== null;
+    return this.undoStep() !== null;
+  }
+
+  /**
+   * Reverts this user's last undo step like `undo()`; returns what that step had deleted (the Yjs stack item's
+   * `deletions`, which the undo restored), or null when there was no step.
+   */
+  undoStep(): { deletions: DeleteSet } | null {
+    const step = this.manager.undo();
+    return step ? { deletions: step.deletions } : null;
   }
 
   /** Re-applies the last undone step; false when there was none. */

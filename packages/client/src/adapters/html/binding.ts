@@ -333,8 +333,8 @@ export class RichTextBinding implements EditorAdapter {
         this.host.takeOverUndo(
           () => {
             this.flush();
-            const step = undo.manager.undoStack[undo.manager.undoStack.length - 1];
-            if (undo.undo() && step) this.dropRestoredCopies(step.deletions);
+            const step = undo.undoStep();
+            if (step) this.dropRestoredCopies(step.deletions);
           },
           () => {
             this.flush();

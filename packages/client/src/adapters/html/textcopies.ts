@@ -75,6 +75,12 @@ interface Moved {
   at: number;
 }
 
+/** A peer's write that moved on characters of this user's copies: copy character (`client:clock`) → the peer's copy. */
+interface Onward {
+  copies: Map<string, Y.ID>;
+  at: number;
+}
+
 /** A write of this user's: its moved characters, the text each came from, and every character it deleted. */
 interface MyMove extends Moved {
   sources: Source[];
@@ -88,8 +94,9 @@ export interface CharDrop {
   made: ReadonlySet<Y.XmlElement>;
 }
 
-const keyOf = (id: Y.ID): string => `${id.client}:${id.clock}`;
-function idOf(key: string): Y.ID {
+/** A character's key: `client:clock` of its ID, or of the character `offset` places on in the same item. */
+const charKey = (id: Y.ID, offset = 0): string => `${id.client}:${id.clock + offset}`;
+function charId(key: string): Y.ID {
   const [client, clock] = key.split(':').map(Number) as [number, number];
   return Y.createID(client, clock);
 }
@@ -105,7 +112,7 @@ function deletedIn(tr: Y.Transaction, text: Y.XmlText): Source {
     if (item.content instanceof Y.ContentString && gone) {
       const str = item.content.str;
       for (let i = 0; i < str.length; i++) {
-        out.keys.push(`${item.id.client}:${item.id.clock + i}`);
+        out.keys.push(charKey(item.id, i));
         out.run.push(run);
       }
       out.str += str;
@@ -252,7 +259,7 @@ export class TextCopies {
   private mine: MyMove[] = [];
   private theirs: Moved[] = [];
   /** Peers' writes that moved on characters of this user's copies: copy character → the peer's copy of it. */
-  private onward: Moved[] = [];
+  private onward: Onward[] = [];
   /** Source characters (`client:clock`) and peers whose copies of them were paired, and when: each pair is decided once. */
   private decided = new Map<string, number>();
 
@@ -297,17 +304,19 @@ export class TextCopies {
       const like = copiesOf(this.mine.flatMap((m) => m.sources), texts);
       if (like.size === 0) continue;
       const ds = deletes();
-      const copies = copiesOf(this.mine.flatMap((m) => m.sources.map((src) => within(src, (k) => Y.isDeleted(ds, idOf(k))))), texts);
+      const copies = copiesOf(this.mine.flatMap((m) => m.sources.map((src) => within(src, (k) => Y.isDeleted(ds, charId(k))))), texts);
       this.theirs.push({ client, copies, like, made, at: now });
     }
     // Characters of this user's copies that the peer's write deleted and wrote again in its own new text: moved on.
+    // A transaction that deleted nothing (most: typing) moved nothing on.
+    if (tr.deleteSet.clients.size === 0) return;
     let sources: Source[] | undefined;
     for (const [client, clock] of tr.afterState) {
       if (client === me || clock <= (tr.beforeState.get(client) ?? 0)) continue;
       sources ??= this.copiesDeletedIn(tr);
       if (sources.length === 0) return;
       const onward = copiesOf(sources, insertedBy(tr, client).texts);
-      if (onward.size > 0) this.onward.push({ client, copies: onward, made: new Set(), at: now });
+      if (onward.size > 0) this.onward.push({ copies: onward, at: now });
     }
   }
 
@@ -320,7 +329,7 @@ export class TextCopies {
         if (!Y.isDeleted(tr.deleteSet, id)) continue;
         const item = Y.getItem(tr.doc.store, id);
         if (!(item instanceof Y.Item) || !isChars(item)) continue;
-        keys.add(keyOf(id));
+        keys.add(charKey(id));
         texts.add(item.parent as Y.XmlText);
       }
     }
@@ -339,11 +348,14 @@ export class TextCopies {
   restoredMovedOn(doc: Y.Doc, undone: DeleteSet, now = Date.now()): CharDrop[] {
     this.prune(now);
     const out: CharDrop[] = [];
+    if (this.onward.length === 0) return out;
+    const movedOn = new Map<string, Y.ID>();
+    for (const o of this.onward) for (const [copy, theirs] of o.copies) movedOn.set(copy, theirs);
     for (const m of this.mine) {
       for (const [src, copy] of m.copies) {
-        const id = idOf(src);
+        const id = charId(src);
         if (!Y.isDeleted(undone, id)) continue;
-        const onward = this.onward.find((o) => o.copies.has(keyOf(copy)))?.copies.get(keyOf(copy));
+        const onward = movedOn.get(charKey(copy));
         if (!onward || !liveChar(doc, onward)) continue;
         const item = Y.getItem(doc.store, id);
         if (!(item instanceof Y.Item) || !item.redone) continue;
@@ -407,7 +419,7 @@ export class TextCopies {
   }
 
   private prune(now: number): void {
-    const fresh = (m: Moved) => now - m.at < COPY_WINDOW_MS;
+    const fresh = (m: { at: number }) => now - m.at < COPY_WINDOW_MS;
     this.mine = this.mine.filter(fresh).slice(-MAX_REMEMBERED);
     this.theirs = this.theirs.filter(fresh).slice(-MAX_REMEMBERED);
     this.onward = this.onward.filter(fresh).slice(-MAX_REMEMBERED);
