@@ -304,6 +304,9 @@ const NAMED_SEEDS: Record<string, ReadonlyArray<{ name: string; seed: number }>>
     // Session 14: 29 doubled words, then "cid183q cid184q" twice (two peers' Delete ran TinyMCE's list normalisation).
     // Session 16: "bob154q" lost to Cid's Enter, which emptied the line Bob typed at the end of (ydoc.ts, unit test).
     // Session 20: "bob22q" twice: Bob's undo restored text his write had moved, whose copy Cid had moved on (DOUBLED_OPEN).
+    // Session 21: "cid138q" … "cid142q" lost: Cid's pasted list items, which Ann never saw, went with the item her write
+    // moved; Cid's rescue took a copy of Ann's that shared "q cid1" with them for where they went (successor.ts
+    // `UNSEEN_SHARED_PART`, unit test).
     { name: 'undo-took-first-letter', seed: 1789580499 },
     // Session 14: "ann2q" took the "1" of a rescued "ann12q"; "bob65q" split by an undo, then deleted in pieces.
     { name: 'rescue-into-like-word', seed: 3651623415 },

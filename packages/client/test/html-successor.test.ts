@@ -569,6 +569,29 @@ describe('a block a peer deleted without having seen what this user had just put
     assert.deepEqual(rescued, [6]);
   });
 
+  it("goes back where it was when the peer's copy of the block only looks like it: a list pasted into an item a peer turned into a paragraph (the TinyMCE fuzz, CI's seed, session 21: \"cid138q\" … \"cid142q\")", () => {
+    const ann = new Y.Doc();
+    const cid = new Y.Doc();
+    let typedFrom = Infinity;
+    const { rescued } = rescuing(cid, (id) => id.client === cid.clientID && id.clock >= typedFrom);
+    load(ann, normalizeDocument([ul('start cid116q cid107q')]));
+    sync(ann, cid);
+    typedFrom = Y.getState(cid.store, cid.clientID);
+    // Cid pastes a list into the item; Ann, who never sees it, turns the item into a paragraph (deletes the list,
+    // writes a copy of its text). The copy shares "q cid1" with Cid's first two pasted items, by chance only.
+    const pasted = h('ul', {}, li('cid138q cid139q cid140q'), li('cid141q cid142q'), li('cid143q'));
+    write(cid, normalizeDocument([h('ul', {}, h('li', {}, t('start'), pasted, t('cid116q cid107q')))]));
+    write(ann, normalizeDocument([h('p', {}, t('start cid116q cid107q'))]));
+    sync(ann, cid);
+    sync(ann, cid);
+    const html = show(cid);
+    for (const word of ['start', 'cid116q', 'cid107q', 'cid138q', 'cid139q', 'cid140q', 'cid141q', 'cid142q', 'cid143q']) {
+      assert.equal(html.split(word).length - 1, 1, `${word} once in ${html}`);
+    }
+    assert.equal(show(ann), html, 'the peer has the same');
+    assert.ok(rescued.some((n) => n > 0), 'put back by a rescue');
+  });
+
   it('goes into a paragraph where a whole table was, and is left deleted in a row a peer removed from a table that stays', () => {
     const table = (rows: string[][]) => h('table', {}, h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, t(c)))))));
     for (const [bobWrote, expected] of [

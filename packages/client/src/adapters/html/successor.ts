@@ -20,7 +20,7 @@
  */
 import DiffMatchPatch from 'diff-match-patch';
 import * as Y from 'yjs';
-import { updateDeleteSet } from '../../core/remote-update.js';
+import { updateDeleteSet, type DeleteSet } from '../../core/remote-update.js';
 import { insertRuns, recreate, type Orphan } from './recreate.js';
 
 const dmp = new DiffMatchPatch();
@@ -49,6 +49,12 @@ const MAX_PAIRS = 2_500;
  * peer surely saw to pin it: texts share word beginnings by chance (the fuzz's words all begin "ann", "bob", "cid").
  */
 const OWN_TEXT_RUN = 6;
+
+/**
+ * Least part of a text the peer never had (`Removal.unseen`) that a receiver must share with it: a copy this user's
+ * write made of older text, with what was typed into it since, is mostly the copy.
+ */
+const UNSEEN_SHARED_PART = 0.5;
 
 /** Fewest characters of kept text on each side of lost characters for them to be put back (see `rescue`). */
 const MIN_CONTEXT = 2;
@@ -182,6 +188,8 @@ export class Removal {
   /** Whether an item was live before the transaction (not deleted, or deleted by it). */
   private readonly liveBefore: (item: Y.Item) => boolean;
   private readonly tr: Y.Transaction;
+  /** The delete set of the update as its writer sent it (`updateDeleteSet`), read on first use. */
+  private peerDeletes: DeleteSet | null = null;
 
   /**
    * Reads remote transaction `tr` (from `observeDeep`'s `events`). Only characters of `ownClient` (this user's
@@ -452,7 +460,7 @@ export class Removal {
    */
   private orphanOf(removed: Removed): Orphan | null {
     if (!removed.text._item?.deleted || removed.ids.some((id) => id !== null) || !this.receiversLooked) return null;
-    const peerDeleted = updateDeleteSet(this.tr);
+    const peerDeleted = this.peerDeleted;
     let chars = '';
     const attrs: Orphan['attrs'][number][] = [];
     for (let k = 0; k < removed.before.length; k++) {
@@ -461,6 +469,21 @@ export class Removal {
       attrs.push(removed.attrs[k]!);
     }
     return chars.length > 0 ? { text: removed.text, chars, attrs } : null;
+  }
+
+  private get peerDeleted(): DeleteSet {
+    return (this.peerDeletes ??= updateDeleteSet(this.tr));
+  }
+
+  /**
+   * Whether `removed` is a deleted text the peer never had: it was deleted only because a node the peer deleted held
+   * it. A writer's update deletes every node it knew inside one it deletes (yjs `ContentType.delete`), so this one is
+   * not in its delete set. Only as sound as the delete set: an update the server re-encoded deletes every node, and
+   * then none is unseen.
+   */
+  private unseen(removed: Removed): boolean {
+    const item = removed.text._item;
+    return item !== null && item.deleted && !Y.isDeleted(this.peerDeleted, item.id);
   }
 
   /** Whether the receivers are few enough to be looked at (`MAX_RECEIVER_CHARS`). */
@@ -571,7 +594,7 @@ export class Removal {
         this.removed.length * this.receivers.length <= MAX_PAIRS &&
         this.removed.some((other) => other !== removed && other.text !== c.receiver.text && this.shared(other, c.receiver) > c.shared);
       best = (candidates.find((c) => !copyOfAnother(c)) ?? candidates[0])?.receiver ?? null;
-      if (!best && removed.lost.every(Boolean)) {
+      if (!best && removed.lost.every(Boolean) && !this.unseen(removed)) {
         const empty = this.receivers.filter((r) => r.created && r.text.length === 0);
         if (empty.length === 1) best = empty[0]!;
       }
@@ -582,7 +605,8 @@ export class Removal {
 
   /**
    * Characters `removed` shares with `receiver` in runs the transaction put there, each at least `MIN_SHARED` long
-   * (all its kept characters, when it has fewer; `OWN_TEXT_RUN` for a text of only this user's); 0 below that.
+   * (all its kept characters, when it has fewer; `OWN_TEXT_RUN` for a text of only this user's), and for a text the
+   * peer never had at least `UNSEEN_SHARED_PART` of it; 0 below that.
    */
   private shared(removed: Removed, receiver: Receiver): number {
     let memo = this.sharedMemo.get(removed);
@@ -603,7 +627,12 @@ export class Removal {
       if (op === DiffMatchPatch.DIFF_EQUAL && str.length >= run && [...str].some((c, k) => now.fresh[j + k] && /\S/.test(c))) shared += str.length;
       j += str.length;
     }
-    const result = run > 0 && shared >= run ? shared : 0;
+    // A text the peer never had can be in a receiver only where its characters copy text the peer had (this user's
+    // split moved older text into it): then that copy is most of it. A few words in common are chance (the TinyMCE
+    // fuzz, CI's seed, session 21: Cid's pasted "cid138q cid139q cid140q" shared "q cid1" with the copy of "cid116q
+    // cid107q" that Ann's write made, and went into it nowhere); it goes back where it was (`orphanOf`).
+    const enough = shared >= run && (!this.unseen(removed) || shared >= UNSEEN_SHARED_PART * removed.before.length);
+    const result = run > 0 && enough ? shared : 0;
     memo.set(receiver, result);
     return result;
   }
