@@ -181,6 +181,18 @@ interface Integrity {
   traces: string[];
 }
 
+/**
+ * The text `before` lost to become `after`, when it lost one run (an Enter adds no text): what lies between their
+ * common start and their common end.
+ */
+function removedRange(before: string, after: string): string {
+  let head = 0;
+  while (head < after.length && before[head] === after[head]) head++;
+  let tail = 0;
+  while (tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  return before.slice(head, before.length - tail);
+}
+
 /** The shape of every word the fuzz types (the seed lines' and each user's numbered words). */
 const WORD = /(?:ann|bob|cid)\d+q|seed\dw\d/;
 /**
@@ -445,6 +457,7 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
             log.push(`${peer.name} undo${gone.length ? ` (removed ${gone.join(' ')})` : ''}${back.length ? ` (put back ${back.join(' ')})` : ''}`);
           } else {
             await call(`caretAtBoundary(${r[0]}, ${r[1]}); armEnter();`);
+            const start = Date.now();
             await peer.page.keyboard.press('Enter');
             // TinyMCE 8.9's own Enter, in a list item whose text is followed by a nested list, drops the text
             // after the caret (reproduced without Wave): what the editor's Enter removed counts as deleted.
@@ -456,6 +469,10 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
             }))!;
             const removed = wordsRemoved(around.before, around.after);
             removed.forEach((w) => deleted.add(w));
+            // What it removed is a deletion like any other: it may hold the first letters of a word a peer is typing
+            // (CI's seed, session 21: Cid's Enter dropped "abob39q cid27q", the "a" being Ann's "ann25q").
+            const dropped = removedRange(around.before, around.after);
+            if (/\S/.test(dropped)) deletions.push({ start, end: Date.now(), removed: dropped });
             log.push(`${peer.name} enter${removed.length ? ` (the editor removed ${removed.join(' ')})` : ''}`);
           }
         }
