@@ -373,6 +373,24 @@ describe('typing into a node a peer re-created', () => {
     assert.deepEqual(rescued, [3]);
   });
 
+  it("typing just written between the two characters a peer's Enter moved goes with them (the TinyMCE fuzz, CI's seed, session 21: \"c\" and a space moved, \"id21q\" stayed)", () => {
+    const cid = new Y.Doc();
+    const ann = new Y.Doc();
+    let typedFrom = Infinity;
+    const { rescued } = rescuing(cid, (id) => id.client === cid.clientID && id.clock >= typedFrom);
+    load(cid, normalizeDocument([h('p', {}, t('ann6q cid14q c '))]));
+    sync(cid, ann);
+    typedFrom = Y.getState(cid.store, cid.clientID);
+    // Ann presses Enter before the "c" Cid has just typed (and the space after it), while he types the rest of his word.
+    write(ann, normalizeDocument([h('p', {}, t('ann6q cid14q ')), h('p', {}, t('c '))]));
+    write(cid, normalizeDocument([h('p', {}, t('ann6q cid14q cid21q '))]));
+    sync(cid, ann);
+    sync(cid, ann);
+    assert.equal(show(cid), '<p>ann6q cid14q&nbsp;</p><p>cid21q&nbsp;</p>');
+    assert.equal(show(ann), show(cid), 'the rescue reaches the peer');
+    assert.deepEqual(rescued, [5]);
+  });
+
   it("leaves new typing that only met the moved text at the same place (two users typing a line at a paragraph's start, then Enter)", () => {
     // Both client orders: Yjs orders two insertions at one place by client ID, so Bob's line lands before or after Ann's.
     for (const [annId, bobId] of [[1, 2], [2, 1]] as const) {

@@ -620,9 +620,19 @@ export class Removal {
     // peer's undo that deleted a pasted list put one space back before "ann1q" in another paragraph, which then
     // looked like the receiver of an "ann31q" typed in the list (the fuzz; "3" was put into "ann1q").
     const now = charsOf(receiver.text, this.created);
+    // A trimmed text's stranded typing is what the peer had not seen: only the characters it removed can be in a
+    // receiver, and with the typing left out they are one run (the TinyMCE fuzz, CI's seed, session 21: Ann's Enter
+    // moved a "c" and the space after the "id21q" Cid was typing onto it; "c" and " " apart were each too short).
+    const stranded = removed.ids.some((id) => id !== null);
+    let source = removed.before;
+    if (stranded) {
+      // By UTF-16 unit, as `lost` is.
+      source = '';
+      for (let k = 0; k < removed.before.length; k++) if (!removed.lost[k]) source += removed.before[k];
+    }
     let shared = 0;
     let j = 0;
-    for (const [op, str] of dmp.diff_main(removed.before, now.str, false)) {
+    for (const [op, str] of dmp.diff_main(source, now.str, false)) {
       if (op === DiffMatchPatch.DIFF_DELETE) continue;
       if (op === DiffMatchPatch.DIFF_EQUAL && str.length >= run && [...str].some((c, k) => now.fresh[j + k] && /\S/.test(c))) shared += str.length;
       j += str.length;
