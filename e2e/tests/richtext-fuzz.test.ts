@@ -310,8 +310,8 @@ function randomHtml(rand: () => number, word: () => string): string {
  * where it went; a text the peer never had now needs a receiver sharing half of it, successor.ts); typing stranded
  * between the two characters a peer's Enter moved ("cid21q"; successor.ts `shared`); an oracle gap ("ann25q": text
  * TinyMCE's own Enter removed now counts as a deletion). Each with a unit test. After those fixes CI's seed was clean
- * in its 3 replays; Froala clean in 1 fresh run; fresh seed 2528532710 cut "cid80q" (a rescue matched by chance with a seen text: named seed
- * `rescue-matched-by-chance`, not fixed).
+ * in its 3 replays, and Froala in 1 fresh run. Fresh seed 2528532710 cut "cid80q": a rescue matched a text the
+ * peer had seen with a receiver by chance (named seed `rescue-matched-by-chance`, not fixed).
  */
 /**
  * Seeds replayed by name: seeds that once failed. `npm test` (CI) replays each editor's first; the others run with
