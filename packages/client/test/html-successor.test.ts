@@ -549,6 +549,22 @@ describe('a block a peer deleted without having seen what this user had just put
     assert.deepEqual(rescued, [0], 'looked at, and nothing put back');
   });
 
+  it("stays deleted when the peer had seen it and its write's new text shares a few characters with it by chance (the TinyMCE fuzz, seed rescue-matched-by-chance: \"cid80q\" cut)", () => {
+    const cid = rescuing();
+    const ann = new Y.Doc();
+    load(cid.doc, normalizeDocument([h('p', {}, t('ann70q')), h('p', {}, t('cid86q cid87q cid88q'))]));
+    sync(cid.doc, ann);
+    // Ann selects from the end of the first paragraph to the end of Cid's and pastes over it: his paragraph, all of
+    // which she saw, is deleted, and her pasted text shares "q cid8" with it. It went nowhere: nothing comes back
+    // (on the old code "cid86q " came back between her words, glued to "ann70q").
+    write(ann, normalizeDocument([h('p', {}, t('ann70q cid80q bob3q'))]));
+    sync(ann, cid.doc);
+    assert.equal(show(cid.doc), '<p>ann70q cid80q bob3q</p>');
+    assert.deepEqual(cid.rescued, [0], 'looked at, and nothing put back');
+    sync(ann, cid.doc);
+    assert.equal(show(ann), show(cid.doc));
+  });
+
   it('keeps the elements around the text and their attributes, and the formatting of the characters, not the peer\'s other content', () => {
     const ann = new Y.Doc();
     const bob = new Y.Doc();

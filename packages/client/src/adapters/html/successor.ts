@@ -51,10 +51,11 @@ const MAX_PAIRS = 2_500;
 const OWN_TEXT_RUN = 6;
 
 /**
- * Least part of a text the peer never had (`Removal.unseen`) that a receiver must share with it: a copy this user's
- * write made of older text, with what was typed into it since, is mostly the copy.
+ * Least part that a receiver must share of a text the peer never had (`Removal.unseen`), and of what the peer had
+ * seen of a text of only this user's: a copy is mostly what it copies (a copy this user's write made of older text,
+ * with what was typed into it since; the peer's copy of what it saw), while a few words in common are chance.
  */
-const UNSEEN_SHARED_PART = 0.5;
+const LEAST_SHARED_PART = 0.5;
 
 /** Fewest characters of kept text on each side of lost characters for them to be put back (see `rescue`). */
 const MIN_CONTEXT = 2;
@@ -486,6 +487,14 @@ export class Removal {
     return item !== null && item.deleted && !Y.isDeleted(this.peerDeleted, item.id);
   }
 
+  /**
+   * How many characters of `removed` the peer had seen: those its update deletes itself (deleting a type deletes the
+   * children its writer holds, yjs `ContentType.delete`; the rest were deleted with their node, unseen).
+   */
+  private seenByPeer(removed: Removed): number {
+    return removed.unitIds.reduce((n, id) => n + (Y.isDeleted(this.peerDeleted, id) ? 1 : 0), 0);
+  }
+
   /** Whether the receivers are few enough to be looked at (`MAX_RECEIVER_CHARS`). */
   private get receiversLooked(): boolean {
     return this.receivers.reduce((n, r) => n + r.text.length, 0) <= MAX_RECEIVER_CHARS;
@@ -605,8 +614,9 @@ export class Removal {
 
   /**
    * Characters `removed` shares with `receiver` in runs the transaction put there, each at least `MIN_SHARED` long
-   * (all its kept characters, when it has fewer; `OWN_TEXT_RUN` for a text of only this user's), and for a text the
-   * peer never had at least `UNSEEN_SHARED_PART` of it; 0 below that.
+   * (all its kept characters, when it has fewer; `OWN_TEXT_RUN` for a text of only this user's), and at least
+   * `LEAST_SHARED_PART` of all of a text the peer never had, or of what the peer saw of a text of only this user's;
+   * 0 below that.
    */
   private shared(removed: Removed, receiver: Receiver): number {
     let memo = this.sharedMemo.get(removed);
@@ -641,7 +651,12 @@ export class Removal {
     // split moved older text into it): then that copy is most of it. A few words in common are chance (the TinyMCE
     // fuzz, CI's seed, session 21: Cid's pasted "cid138q cid139q cid140q" shared "q cid1" with the copy of "cid116q
     // cid107q" that Ann's write made, and went into it nowhere); it goes back where it was (`orphanOf`).
-    const enough = shared >= run && (!this.unseen(removed) || shared >= UNSEEN_SHARED_PART * removed.before.length);
+    // Likewise a text of only this user's that the peer had seen: a write that moved it copied what the peer saw of
+    // it, so the copy holds most of that; one that deleted it on purpose (a paste over a selection) leaves nothing to
+    // put back, however much its new text looks like it (the TinyMCE fuzz, seed 2528532710, session 21: Cid's pasted
+    // "cid86q cid87q cid88q" went into Ann's paste over it, which shared "0q cid" with it, and cut her "cid80q").
+    const least = this.unseen(removed) ? removed.before.length : kept === 0 ? this.seenByPeer(removed) : 0;
+    const enough = shared >= run && shared >= LEAST_SHARED_PART * least;
     const result = run > 0 && enough ? shared : 0;
     memo.set(receiver, result);
     return result;
