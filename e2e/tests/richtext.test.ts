@@ -216,6 +216,24 @@ for (const driver of RICH_TEXT_DRIVERS) {
       assert.deepEqual(text.split('\n').slice(-2), ['target lorem ipsum dolor', 'second paragraph']);
     });
 
+    it('italic words pasted into bold underlined text keep their own formatting in every editor, the pasting one too', { timeout: TIMEOUT_MS }, async () => {
+      // Yjs wrote `em: null` into the binding's model when the paste was written, which then rendered as <em> over
+      // the whole line in the pasting editor only, and nothing wrote it (the TinyMCE fuzz, seed 756686465).
+      await withPair(`${driver.name}-rt-paste-in-marks`, driver, undefined, async (ann, bob) => {
+        const line = (words: string) => `<strong><span style="text-decoration: underline;">${words}</span></strong>`;
+        await command(ann.page, 'setHtml', { html: `<ul><li>first</li><li>${line('head tail')}</li></ul>` });
+        await convergedHtml([ann, bob], (h) => h.includes('tail'));
+        await caretAt(ann.page, 'tail', false);
+        await command(ann.page, 'html', { html: '<em>one</em> <em>two</em>' });
+        const html = await convergedHtml([ann, bob], (h) => h.includes('two'), CONVERGE_MS, (h) => h.replace(/&nbsp;/g, ' '));
+        const spaced = html.replace(/&nbsp;/g, ' ');
+        assert.equal((spaced.match(/<em>/g) ?? []).length, 2, `only the two pasted words are italic: ${html}`);
+        assert.match(spaced, /<em>(<[^>]+>)*one(<\/[^>]+>)*<\/em>/, html);
+        assert.match(spaced, /<em>(<[^>]+>)*two(<\/[^>]+>)*<\/em>/, html);
+        assert.doesNotMatch(spaced, /<em>[^]*(head|tail)[^]*<\/em>/, `the line's own words stay upright: ${html}`);
+      });
+    });
+
     it('one user types in a list item while another adds items above it in the same list: both kept', { timeout: TIMEOUT_MS }, async () => {
       // A whole list is one top-level block: items added above move the typed item's index in the shared document
       // while its key presses are merged.

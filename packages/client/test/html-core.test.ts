@@ -265,6 +265,19 @@ describe('Yjs mapping and diff', () => {
     assert.equal(show(doc), '<p>one</p><p>twos</p>');
   });
 
+  it('leaves the model it writes as it was: text written inside marks it does not have stays without them (the TinyMCE fuzz: a paste went italic over its line)', () => {
+    const doc = new Y.Doc();
+    const line = (...children: RawNode[]) => normalizeDocument([h('p', {}, h('strong', {}, h('u', {}, ...children)))]);
+    load(doc, line(t('head tail')));
+    // Italic words pasted into the bold underlined text: Yjs marks what it inserts "not italic" by writing `em: null`
+    // into the attributes object it is given, where the text around it is italic.
+    const next = line(t('head '), h('em', {}, t('one')), t(' '), h('em', {}, t('two')), t('tail'));
+    const wanted = toHtml(next);
+    write(doc, next);
+    assert.equal(toHtml(next), wanted, 'the written model renders as before');
+    assert.equal(show(doc), wanted);
+  });
+
   it('never renders what a hostile peer wrote directly into the document', () => {
     const doc = new Y.Doc();
     const frag = doc.getXmlFragment(HTML_TYPE);

@@ -65,12 +65,15 @@ export function writeTyping(doc: Y.Doc, positions: Positions, typing: Typing, or
   return place.top;
 }
 
-/** The formatting of the text at `index` (of the run it ends, at a run boundary): what typed text takes on. */
+/**
+ * The formatting of the text at `index` (of the run it ends, at a run boundary): what typed text takes on. A copy:
+ * Yjs writes into the attributes object it is given (see ydoc.ts `insertSlice`), and this one belongs to the model.
+ */
 function marksAt(ops: readonly TextOp[], index: number): Record<string, unknown> {
   let pos = 0;
   for (const op of ops) {
     const len = typeof op.insert === 'string' ? op.insert.length : 1;
-    if (index < pos + len || index === pos + len) return (op.attributes ?? {}) as Record<string, unknown>;
+    if (index < pos + len || index === pos + len) return { ...op.attributes };
     pos += len;
   }
   return {};

@@ -446,7 +446,10 @@ function insertSlice(ytext: Y.XmlText, at: number, ops: readonly TextOp[], from:
     const a = Math.max(from, pos);
     const b = Math.min(to, pos + len);
     if (a < b) {
-      const attrs = (op.attributes ?? {}) as Record<string, unknown>;
+      // A copy: Yjs writes `null` into the object it is given for every mark in force at the place and not in it
+      // (yjs src/types/YText.js `insertText`), which would turn the model's "no italic here" into an `em: null`
+      // that renders as <em> (the TinyMCE fuzz: a paste's italic spread over its whole line in the pasting editor).
+      const attrs = { ...op.attributes };
       if (typeof op.insert === 'string') ytext.insert(insertAt, op.insert.slice(a - pos, b - pos), attrs);
       else ytext.insertEmbed(insertAt, op.insert, attrs);
       insertAt += b - a;
