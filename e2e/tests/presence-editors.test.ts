@@ -225,5 +225,32 @@ for (const { kind, driver } of EDITORS) {
         assert.equal(await ada.page.evaluate(() => document.querySelectorAll('.wave-presence').length), 0, 'stop() removes the presence UI');
       });
     });
+
+    it('a pointer in the blank part of the editor below a one-line text shows whole, label included', { timeout: TIMEOUT_MS }, async () => {
+      // Quill's root is only as tall as its text under the demo's `min-height` on the container: pointers and labels
+      // below the first line were cut off there.
+      await withScene(browser, server, `presence-blank-${kind}`, async (scene) => {
+        const doc = freshDocId(`presence-blank-${kind}`);
+        const ada = await scene.open('Ada Lovelace', driver, { doc, text: 'hello world' });
+        const bob = await scene.open('Bob', driver, { doc, text: 'hello world' });
+        const word = await until('"hello" in Bob\'s page', () => wordBox(bob.page, kind, 'hello'), (b) => b !== null);
+        const below = 100;
+        await bob.page.mouse.move(word!.left + 3, word!.bottom + below - 10);
+        await bob.page.mouse.move(word!.left + 3, word!.bottom + below, { steps: 2 });
+        const adaWord = (await wordBox(ada.page, kind, 'hello'))!;
+        await until(
+          "Bob's pointer in the blank part of Ada's editor",
+          () => drawn(ada.page, 'Bob'),
+          (d) => d.pointer !== null && near(d.pointer.x, adaWord.left + 3, PX) && near(d.pointer.y, adaWord.bottom + below, PX),
+        );
+        const shown = await ada.page.evaluate(() => {
+          const label = Array.from(document.querySelectorAll('.wave-pointer-label')).find((l) => l.textContent === 'Bob')!;
+          const l = label.getBoundingClientRect();
+          const c = label.closest('.wave-clip')!.getBoundingClientRect();
+          return { label: [l.top, l.bottom], clip: [c.top, c.bottom] };
+        });
+        assert.ok(shown.label[0]! >= shown.clip[0]! && shown.label[1]! <= shown.clip[1]!, `the label is inside the visible editor: ${JSON.stringify(shown)}`);
+      });
+    });
   });
 }

@@ -25,7 +25,9 @@ class HtmlPresence implements PresenceHost {
   ) {}
 
   get surface(): HTMLElement {
-    return this.root;
+    // In an iframe (TinyMCE) the body is only as tall as its content: below it, in the rest of the frame, the mouse
+    // is over the frame's <html>, still the editor as the user sees it.
+    return this.frame ? this.root.ownerDocument.documentElement : this.root;
   }
 
   private get frame(): HTMLElement | null {

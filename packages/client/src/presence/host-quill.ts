@@ -47,7 +47,8 @@ class QuillPresence implements PresenceHost {
   }
 
   get surface(): HTMLElement {
-    return this.quill.root;
+    // The container, not the root: below a short text the mouse is over the container only (see `viewport`).
+    return this.quill.container;
   }
 
   localSelection(doc: Y.Doc): RelSelection | null {
@@ -111,7 +112,12 @@ class QuillPresence implements PresenceHost {
   }
 
   viewport(): Rect {
-    return clientBox(this.quill.root);
+    // Quill's root (.ql-editor) is only as tall as its text when the host gives the container a min-height and no
+    // height (its `height: 100%` then resolves to auto): the blank part of the container below the text is still
+    // the editor, where a collaborator's pointer and the label under a caret on the last line must show.
+    const root = clientBox(this.quill.root);
+    const container = clientBox(this.quill.container);
+    return { ...root, height: Math.max(root.height, container.top + container.height - root.top) };
   }
 
   contentOrigin() {
