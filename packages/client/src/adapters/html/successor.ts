@@ -182,6 +182,8 @@ export class Removal {
   private readonly chosen = new Map<Y.XmlText, Receiver | null>();
   /** `shared` per removed text and receiver. */
   private readonly sharedMemo = new Map<Removed, Map<Receiver, number>>();
+  /** `leastShared` per removed text. */
+  private readonly leastMemo = new Map<Removed, number>();
   /** `charsOf` per receiver, for `copiedElsewhere`. */
   private readonly charsMemo = new Map<Receiver, { str: string; fresh: boolean[] }>();
   /** Whether an item was created by the transaction. */
@@ -488,11 +490,20 @@ export class Removal {
   }
 
   /**
-   * How many characters of `removed` the peer had seen: those its update deletes itself (deleting a type deletes the
-   * children its writer holds, yjs `ContentType.delete`; the rest were deleted with their node, unseen).
+   * The characters a receiver must share with `removed` (see `shared`), before `LEAST_SHARED_PART`: all of a text the
+   * peer never had; of a text of only this user's, those the peer had seen, which its update deletes itself
+   * (deleting a type deletes the children its writer holds, yjs `ContentType.delete`; the rest went with their node,
+   * unseen); 0 for other texts.
    */
-  private seenByPeer(removed: Removed): number {
-    return removed.unitIds.reduce((n, id) => n + (Y.isDeleted(this.peerDeleted, id) ? 1 : 0), 0);
+  private leastShared(removed: Removed): number {
+    let least = this.leastMemo.get(removed);
+    if (least === undefined) {
+      if (this.unseen(removed)) least = removed.before.length;
+      else if (removed.lost.every(Boolean)) least = removed.unitIds.reduce((n, id) => n + (Y.isDeleted(this.peerDeleted, id) ? 1 : 0), 0);
+      else least = 0;
+      this.leastMemo.set(removed, least);
+    }
+    return least;
   }
 
   /** Whether the receivers are few enough to be looked at (`MAX_RECEIVER_CHARS`). */
@@ -655,8 +666,7 @@ export class Removal {
     // it, so the copy holds most of that; one that deleted it on purpose (a paste over a selection) leaves nothing to
     // put back, however much its new text looks like it (the TinyMCE fuzz, seed 2528532710, session 21: Cid's pasted
     // "cid86q cid87q cid88q" went into Ann's paste over it, which shared "0q cid" with it, and cut her "cid80q").
-    const least = this.unseen(removed) ? removed.before.length : kept === 0 ? this.seenByPeer(removed) : 0;
-    const enough = shared >= run && shared >= LEAST_SHARED_PART * least;
+    const enough = shared >= run && shared >= LEAST_SHARED_PART * this.leastShared(removed);
     const result = run > 0 && enough ? shared : 0;
     memo.set(receiver, result);
     return result;
