@@ -26,15 +26,23 @@ serverAndBrowser((s, b) => {
 
 const avatarNames = async (page: Page) => (await avatars(page))?.names ?? [];
 
-/** Waits (in the page, on its own clock) until its avatar bar shows `count` users; resolves with the time it took. */
-function timeUntilCount(page: Page, count: number, timeoutMs: number): Promise<number> {
+/**
+ * Waits (in the page, on its own clock) until its avatar bar shows `count` users and no caret of `gone` is drawn;
+ * resolves with the time it took. Both count: avatars follow the user list at once, carets are redrawn in the next
+ * animation frame after the user's presence state is removed.
+ */
+function timeUntilGone(page: Page, count: number, gone: string, timeoutMs: number): Promise<number> {
   // Plain JavaScript source: functions compiled by tsx carry `__name` helpers that do not exist in the page.
   return page.evaluate(`new Promise(function (resolve, reject) {
     var t0 = performance.now();
     (function check() {
       var shown = document.querySelectorAll('.wave-avatars .wave-avatar').length;
-      if (shown === ${count}) resolve(performance.now() - t0);
-      else if (performance.now() - t0 > ${timeoutMs}) reject(new Error('still ' + shown + ' avatars after ${timeoutMs} ms'));
+      var carets = Array.prototype.filter.call(document.querySelectorAll('.wave-cursor'), function (c) {
+        var label = c.querySelector('.wave-caret-label'), caret = c.querySelector('.wave-caret');
+        return label && label.textContent === ${JSON.stringify(gone)} && caret && !caret.classList.contains('wave-hidden');
+      }).length;
+      if (shown === ${count} && carets === 0) resolve(performance.now() - t0);
+      else if (performance.now() - t0 > ${timeoutMs}) reject(new Error('still ' + shown + ' avatars and ' + carets + ' carets of ${gone} after ${timeoutMs} ms'));
       else setTimeout(check, 20);
     })();
   })`) as Promise<number>;
@@ -52,13 +60,13 @@ describe('presence lifecycle', () => {
       await selectWord(cy.page, 'textarea', 'charlie');
       await waitUntil(async () => (await drawn(ada.page, 'Bob')).caret && (await drawn(ada.page, 'Cy')).caret, { message: 'carets of Bob and Cy', timeoutMs: 20_000 });
 
-      const closed = timeUntilCount(ada.page, 2, 10_000);
+      const closed = timeUntilGone(ada.page, 2, 'Bob', 10_000);
       await bob.page.close({ runBeforeUnload: false });
       const afterClose = await closed;
       assert.ok(afterClose <= LEAVE_MS, `a closed tab left peers in ${Math.round(afterClose)} ms (bar ${LEAVE_MS})`);
       assert.equal((await drawn(ada.page, 'Bob')).caret, null, "Bob's caret is gone with him");
 
-      const stopped = timeUntilCount(ada.page, 1, 10_000);
+      const stopped = timeUntilGone(ada.page, 1, 'Cy', 10_000);
       await cy.page.evaluate(() => window.coedit!.stop());
       const afterStop = await stopped;
       assert.ok(afterStop <= LEAVE_MS, `stop() left peers in ${Math.round(afterStop)} ms (bar ${LEAVE_MS})`);
@@ -128,7 +136,7 @@ describe('presence lifecycle', () => {
       // socket open and answers the server's pings. (Page.setWebLifecycleState 'frozen' does not freeze a visible page.)
       const cdp = await bob.context.newCDPSession(bob.page);
       await cdp.send('Debugger.enable');
-      const gone = timeUntilCount(ada.page, 1, SILENT_MS + 15_000);
+      const gone = timeUntilGone(ada.page, 1, 'Bob', SILENT_MS + 15_000);
       await cdp.send('Debugger.pause');
       const silentFor = await gone;
       assert.ok(silentFor <= SILENT_MS, `a frozen tab left peers after ${Math.round(silentFor)} ms (bar ${SILENT_MS})`);
