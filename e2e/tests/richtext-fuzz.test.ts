@@ -313,10 +313,11 @@ function randomHtml(rand: () => number, word: () => string): string {
  * in its 3 replays, and Froala in 1 fresh run. Fresh seed 2528532710 cut "cid80q": a rescue matched a text the
  * peer had seen with a receiver by chance (named seed `rescue-matched-by-chance`; fixed in session 22).
  * Session 22 (300 operations): the chance match fixed from a unit test of its shape (successor.ts `seenByPeer`; the
- * seed itself replayed clean before and after). Then TinyMCE 6 runs (CI's seed twice, the chance seed, 3 fresh) and
- * Froala 2 (CI's seed, 1 fresh): 0 broken words, 0 doubled; one fresh TinyMCE run (756686465) diverged: Bob's editor
- * showed a paste's italic over its whole line, which his binding had rendered from a model Yjs had written
- * `em: null` into (ydoc.ts `insertSlice`; named seed `paste-italic-over-line`).
+ * seed itself replayed clean before and after). Runs: TinyMCE 12 (CI's seed twice, the chance seed twice, fresh
+ * seeds 5 times, 756686465 three more times), Froala 3 (CI's seed, 2 fresh): 0 broken words, 0 doubled. One fresh
+ * TinyMCE run (756686465) diverged: Bob's editor showed a paste's italic over its whole line, which his binding had
+ * rendered from a model Yjs had written `em: null` into (ydoc.ts `insertSlice`; named seed `paste-italic-over-line`;
+ * its two replays before the fix were clean, the page trace found it).
  */
 /**
  * Seeds replayed by name: seeds that once failed. `npm test` (CI) replays each editor's first; the others run with
