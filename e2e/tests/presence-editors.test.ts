@@ -227,8 +227,8 @@ for (const { kind, driver } of EDITORS) {
     });
 
     it('a pointer in the blank part of the editor below a one-line text shows whole, label included', { timeout: TIMEOUT_MS }, async () => {
-      // Quill's root is only as tall as its text under the demo's `min-height` on the container: pointers and labels
-      // below the first line were cut off there.
+      // Quill's root and TinyMCE's iframe body are only as tall as their text: pointers and labels below the first
+      // line were cut off (Quill) or never sent (TinyMCE, the mouse being over the frame's <html> there).
       await withScene(browser, server, `presence-blank-${kind}`, async (scene) => {
         const doc = freshDocId(`presence-blank-${kind}`);
         const ada = await scene.open('Ada Lovelace', driver, { doc, text: 'hello world' });

@@ -269,8 +269,8 @@ describe('Yjs mapping and diff', () => {
     const doc = new Y.Doc();
     const line = (...children: RawNode[]) => normalizeDocument([h('p', {}, h('strong', {}, h('u', {}, ...children)))]);
     load(doc, line(t('head tail')));
-    // Italic words pasted into the bold underlined text: Yjs marks what it inserts "not italic" by writing `em: null`
-    // into the attributes object it is given, where the text around it is italic.
+    // Italic words pasted into the bold underlined text: inserting the plain text after an italic word, where the
+    // italic just written is still in force, Yjs writes `em: null` into the attributes object it is given.
     const next = line(t('head '), h('em', {}, t('one')), t(' '), h('em', {}, t('two')), t('tail'));
     const wanted = toHtml(next);
     write(doc, next);
