@@ -21,9 +21,9 @@ export interface StaticPaths {
   root: string;
   /** Demo pages, served at `/demo/`. */
   examples: string;
-  /** Built CDN files of the client (`wave.client.js`, `wave.client.css`). */
+  /** Built CDN files of the client (`wave.client.js`, `wave.client.css`): `dist/cdn` of the `wave-client` package. */
   clientCdn: string;
-  /** Built TinyMCE plugin folder (`plugin.min.js`). */
+  /** Built TinyMCE plugin folder (`plugin.min.js`): `dist` of the `wave-tinymce-plugin` package. */
   tinymcePlugin: string;
 }
 
@@ -37,9 +37,18 @@ export function resolvePaths(overrides: Partial<StaticPaths> = {}): StaticPaths 
   return {
     root,
     examples: overrides.examples ?? join(root, 'examples'),
-    clientCdn: overrides.clientCdn ?? join(root, 'packages', 'client', 'dist', 'cdn'),
-    tinymcePlugin: overrides.tinymcePlugin ?? join(root, 'packages', 'tinymce-plugin', 'dist'),
+    clientCdn: overrides.clientCdn ?? join(dependencyDir('wave-client', root, 'client'), 'dist', 'cdn'),
+    tinymcePlugin: overrides.tinymcePlugin ?? join(dependencyDir('wave-tinymce-plugin', root, 'tinymce-plugin'), 'dist'),
   };
+}
+
+/**
+ * Folder of one of this package's dependencies, resolved from this file as Node resolves imports: the installed
+ * package next to an installed wave-server, the workspace link in the repository. `packages/<folder>` of the
+ * repository when it cannot be resolved.
+ */
+function dependencyDir(packageName: string, root: string, folder: string): string {
+  return findPackageDir(fileURLToPath(import.meta.url), packageName) ?? join(root, 'packages', folder);
 }
 
 /**
