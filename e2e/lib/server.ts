@@ -34,6 +34,10 @@ export interface StartOptions {
   extraArgs?: string[];
   /** Reuse a data directory (a restart over the same store); by default a fresh temp dir. */
   dataDir?: string;
+  /** The CLI to run with node (e.g. the `wave-server` bin of an installed package); by default the workspace's build. */
+  cli?: string;
+  /** Working directory of the server process; by default the repository root. */
+  cwd?: string;
 }
 
 const running = new Set<ChildProcess>();
@@ -43,16 +47,17 @@ process.once('exit', () => {
 });
 
 export async function startServer(options: StartOptions = {}): Promise<WaveServer> {
-  if (!existsSync(CLI)) {
-    throw new Error(`Wave server CLI not found at ${CLI}: run \`npm run build\` at the repository root first`);
+  const cli = options.cli ?? CLI;
+  if (!existsSync(cli)) {
+    throw new Error(`Wave server CLI not found at ${cli}: run \`npm run build\` at the repository root first`);
   }
   const ownsDir = !options.dataDir;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'wave-e2e-'));
-  const args = [CLI, 'start', '--host', '127.0.0.1', '--port', '0', '--store', `sqlite:${join(dataDir, 'wave.db')}`];
+  const args = [cli, 'start', '--host', '127.0.0.1', '--port', '0', '--store', `sqlite:${join(dataDir, 'wave.db')}`];
   if (options.sessionGrace !== undefined) args.push('--session-grace', String(options.sessionGrace));
   args.push(...(options.extraArgs ?? []));
 
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: options.cwd ?? REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let output = '';
   const echo = Boolean(process.env.WAVE_E2E_SERVER_LOG); // stream the server's output live, for debugging
