@@ -88,8 +88,10 @@ describe('the packed packages, installed outside the repository', () => {
       `${JSON.stringify({ name: 'wave-packaging-app', private: true, type: 'module', allowScripts: { 'better-sqlite3': true } }, null, 2)}\n`,
     );
     // Dependencies (and peer dependencies: yjs, quill) come from the registry, from npm's cache when it has them.
+    // better-sqlite3 compiles its native module (no prebuilt binary can be downloaded here): on every core (JOBS).
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((f) => join(tarballs, f))], {
       cwd: app,
+      env: { ...process.env, JOBS: 'max' },
       maxBuffer: 16 * 1024 * 1024,
     });
 
