@@ -1,5 +1,6 @@
 // `npm run lint`: typescript-eslint's recommended rules (syntax only, no type information, so it runs in seconds),
-// no unused code, no import cycles, and the package boundaries of DESIGN.md ("Layout"):
+// no unused code, no import cycles, no focused/skipped tests or TODO markers, and the package boundaries of
+// DESIGN.md ("Layout"):
 //   - packages/protocol/src imports nothing but yjs, y-protocols and lib0 (and its own files);
 //   - the client's core/ (the DOM-free session) imports nothing from the rest of the client (adapters, presence,
 //     persistence), nothing from the server and no editor or DOM binding. Its tsconfig has no DOM lib, so DOM
@@ -36,6 +37,15 @@ export default tseslint.config(
     },
     rules: {
       'import-x/no-cycle': 'error',
+      // Every test runs, every time: no focused, skipped or to-do tests; a skip is an option that gives its reason.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name=/^(it|test|describe|suite)$/][property.name=/^(only|skip|todo)$/]",
+          message: 'No .only/.skip/.todo: every test runs (pass { skip: reason } only for a missing service or an opt-in run).',
+        },
+      ],
+      'no-warning-comments': ['error', { terms: ['todo', 'fixme'], location: 'start' }],
       '@typescript-eslint/no-unused-vars': [
         'error',
         { args: 'after-used', argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
