@@ -2,11 +2,12 @@
 // folder outside the repository (their dependencies come from the npm registry), start the installed `wave-server`
 // bin there, create an API key with it, and co-edit in Chromium from
 //   (a) a page that loads wave.client.js from the installed server (/lib/2.x/api/wave.client.js), and
-//   (b) a page whose script imports `wave-quill-provider` and Quill, bundled with esbuild from the installed packages.
+//   (b) a page whose script imports `wave-quill-provider` and Quill, bundled with esbuild from the installed packages;
+// and check that the installed server serves the installed TinyMCE plugin.
 // Nothing is resolved from the repository: the app folder is in the OS temp dir, and the bundle is built from there.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -193,5 +194,13 @@ describe('the packed packages, installed outside the repository', () => {
 
   it('bundles wave-quill-provider with esbuild, and two Quill pages co-edit with it', async () => {
     await coEdit('quill.html', '#editor .ql-editor');
+  });
+
+  it('serves the TinyMCE plugin of the installed wave-tinymce-plugin package', async () => {
+    const served = await fetch(`${server!.url}/waveEditorD/2.x/plugin.min.js`);
+    assert.equal(served.status, 200);
+    const installed = readFileSync(join(app, 'node_modules', 'wave-tinymce-plugin', 'dist', 'plugin.min.js'), 'utf8');
+    assert.ok(installed.length > 0);
+    assert.equal(await served.text(), installed);
   });
 });
