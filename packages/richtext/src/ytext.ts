@@ -44,12 +44,22 @@ function units(lines: readonly Line[]): Unit[] {
 
 const sameAttrs = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.keys(attrsDiff(a, b)).length === 0;
 
+/** Where a local edit happened, when the caller knows (the selection before it): bounds for the diff. */
+export interface EditBounds {
+  /** At most this many units at the start of the replaced range are kept (the edit starts there or later). */
+  maxPrefix?: number;
+  /** At most this many units at the end of the replaced range are kept. */
+  maxSuffix?: number;
+}
+
 /**
  * Replaces lines `from` (inclusive) to `to` (exclusive) of the document with `lines`, as one character diff (the
  * common start and end kept, the middle deleted and inserted) plus format calls where kept characters' attributes
- * differ ([RT-E3]). So concurrent typing in the kept characters stays where it was typed.
+ * differ ([RT-E3]). So concurrent typing in the kept characters stays where it was typed. Without `bounds` the
+ * diff keeps as much as matches, which may pair a new character with an equal old one next to the edit (`w4q` →
+ * `w5q` keeps `w` and `q`); a caller that knows where the edit happened passes `bounds` so that new text is new.
  */
-export function replaceLines(ytext: Y.Text, from: number, to: number, lines: readonly Line[], origin?: unknown): void {
+export function replaceLines(ytext: Y.Text, from: number, to: number, lines: readonly Line[], origin?: unknown, bounds: EditBounds = {}): void {
   const current = docLines(ytext);
   const starts = lineStarts(current);
   const base = starts[from]!;
@@ -58,10 +68,16 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
   const unterminated = to === current.length && current.length > 0 && ytext.length < starts[current.length]!;
   if (unterminated) old.pop();
   const next = units(lines);
+  // There, the new last "\n" is appended rather than diffed, so that the kept text is not deleted and inserted
+  // again (which two peers doing at once would double).
+  const tail = unterminated && next.length > 0 && next[next.length - 1]!.key === '\n' ? next.pop()! : null;
+  const maxPrefix = bounds.maxPrefix ?? Infinity;
+  // Bounds count each line's "\n", also the one an unterminated last line lacks.
+  const maxSuffix = (bounds.maxSuffix ?? Infinity) - (tail ? 1 : 0);
   let p = 0;
-  while (p < old.length && p < next.length && old[p]!.key === next[p]!.key) p++;
+  while (p < maxPrefix && p < old.length && p < next.length && old[p]!.key === next[p]!.key) p++;
   let s = 0;
-  while (s < old.length - p && s < next.length - p && old[old.length - 1 - s]!.key === next[next.length - 1 - s]!.key) s++;
+  while (s < maxSuffix && s < old.length - p && s < next.length - p && old[old.length - 1 - s]!.key === next[next.length - 1 - s]!.key) s++;
   transact(ytext, origin, () => {
     const del = old.length - p - s;
     if (del > 0) ytext.delete(base + p, del);
@@ -93,6 +109,7 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
     };
     formatRange(0, 0, p, base);
     formatRange(old.length - s, next.length - s, s, base + p + (next.length - s - p));
+    if (tail) ytext.insert(base + next.length, '\n', { ...tail.attrs });
   });
 }
 
