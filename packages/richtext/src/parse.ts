@@ -44,7 +44,8 @@ const hasClass = (el: HtmlNode, cls: string): boolean => (attr(el, 'class') ?? '
 const tagOf = (el: HtmlNode): string => el.nodeName.toLowerCase();
 const onlyZeroWidth = (el: HtmlNode): boolean => /^[\u200b\ufeff]*$/.test(el.textContent ?? '') && !hasElementChild(el);
 function hasElementChild(el: HtmlNode): boolean {
-  for (let i = 0; i < el.childNodes.length; i++) if (el.childNodes[i]!.nodeType === ELEMENT) return true;
+  const kids = el.childNodes;
+  for (let i = 0; i < kids.length; i++) if (kids[i]!.nodeType === ELEMENT) return true;
   return false;
 }
 
@@ -211,7 +212,8 @@ class Reader {
   }
 
   children(node: HtmlNode, ctx: Ctx, marks: Marks): void {
-    for (let i = 0; i < node.childNodes.length; i++) this.walk(node.childNodes[i]!, ctx, marks);
+    const kids = node.childNodes;
+    for (let i = 0; i < kids.length; i++) this.walk(kids[i]!, ctx, marks);
   }
 
   text(raw: string, ctx: Ctx, marks: Marks): void {

@@ -230,3 +230,37 @@ describe('round trips', () => {
     });
   }
 });
+
+/** The hostile markup of the e2e test (RELIABILITY S6): past Froala/TinyMCE advisories and the usual XSS vectors. */
+const HOSTILE = [
+  `<img src="x" onerror="top.__pwned=(top.__pwned||0)+1;alert('img')">`,
+  `<p>before<script>top.__pwned=(top.__pwned||0)+1;alert('script')</script>after</p>`,
+  `<p><a href="javascript:top.__pwned=(top.__pwned||0)+1;alert('href')">js link</a></p>`,
+  `<p><a href=" JaVaScRiPt:alert('spaced')">spaced link</a></p>`,
+  `<iframe srcdoc="<script>top.__pwned=(top.__pwned||0)+1;alert('srcdoc')</script>"></iframe>`,
+  `<iframe src="javascript:top.alert('iframe-src')"></iframe>`,
+  `<svg onload="top.__pwned=(top.__pwned||0)+1;alert('svg')"><circle r="5"></circle></svg>`,
+  `<p style="background-image: url(javascript:alert('css'))">styled</p>`,
+  `<div style="width: expression(alert('expr'))">expression</div>`,
+  `<object data="javascript:alert('object')"></object><embed src="javascript:alert('embed')">`,
+  `<details open ontoggle="top.__pwned=(top.__pwned||0)+1;alert('toggle')">details</details>`,
+  `<math><mi xlink:href="javascript:alert('math')">math</mi></math>`,
+  `<noscript><p title="</noscript><img src=x onerror=alert('noscript')>"></p></noscript>`,
+  `<form action="javascript:alert('form')"><button formaction="javascript:alert('button')">button</button></form>`,
+  `<p><img src="data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9ImFsZXJ0KDEpIi8+" alt="svgdata"></p>`,
+  `<p><a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">data link</a></p>`,
+  `<p><span data-mce-bogus="1"><img src=x onerror="alert('bogus')"></span>marker</p>`,
+  `<p><span class="fr-marker" data-id="0"><img src=x onerror="alert('marker')"></span>froala marker</p>`,
+  `<p>END-OF-HOSTILE</p>`,
+];
+
+describe('[RT-X1][RT-X2][RT-X4] hostile HTML (RELIABILITY S6)', () => {
+  it('nothing active survives parse and render; the harmless text does', () => {
+    const out = normal(`<p>replaced</p>${HOSTILE.join('')}`);
+    assert.doesNotMatch(out, /onerror|onload|ontoggle|javascript:|<script|<iframe|<object|<embed|<svg|srcdoc|expression\(|url\(|<form|<button|data:text|data:image\/svg/i, out);
+    for (const text of ['replaced', 'beforeafter', 'js link', 'spaced link', 'styled', 'expression', 'details', 'button', 'svgdata', 'data link', 'marker', 'froala marker', 'END-OF-HOSTILE']) {
+      assert.ok(out.includes(text), `${text} kept: ${out}`);
+    }
+    assert.equal(normal(out), out);
+  });
+});

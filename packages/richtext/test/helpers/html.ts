@@ -16,11 +16,13 @@ function adapt(node: P5Node): HtmlNode {
   const children = 'childNodes' in node ? (node as DefaultTreeAdapterMap['parentNode']).childNodes : [];
   const textOf = (n: P5Node): string =>
     n.nodeName === '#text' ? (n as DefaultTreeAdapterMap['textNode']).value : 'childNodes' in n ? (n as DefaultTreeAdapterMap['parentNode']).childNodes.map(textOf).join('') : '';
+  let adapted: HtmlNode[] | null = null;
   return {
     nodeType: isText ? 3 : isElement ? 1 : node.nodeName === '#document-fragment' ? 11 : 8,
     nodeName: isElement ? (node as DefaultTreeAdapterMap['element']).tagName.toUpperCase() : node.nodeName,
     get childNodes() {
-      return children.map(adapt);
+      adapted ??= children.map(adapt);
+      return adapted;
     },
     getAttribute: (name: string) => attrs.find((a) => a.name === name)?.value ?? null,
     data: isText ? (node as DefaultTreeAdapterMap['textNode']).value : undefined,
