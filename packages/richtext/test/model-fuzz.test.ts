@@ -85,7 +85,12 @@ class Run {
     if (TRACE) this.log.push(`   → ${JSON.stringify(peer.text.toDelta())}`);
     const after = wordsIn(flatText(peer.text));
     for (const [w, n] of before) if ((after.get(w) ?? 0) < n) this.touched.add(w);
-    for (const [w, n] of after) if ((before.get(w) ?? 0) < n && name === 'undo') this.restored.add(w);
+    if (name === 'undo') {
+      // An undo of a delete brings back the deleted characters as new ones: two peers that deleted the same word
+      // and both undo bring back a copy each.
+      const afterText = flatText(peer.text);
+      for (const w of this.typed) if (charCount(afterText, w) > charCount(beforeText, w)) this.restored.add(w);
+    }
   }
 
   randomLine(peer: Peer): number {
