@@ -1,0 +1,264 @@
+/**
+ * Pure operations on the shared `Y.Text` ([RT-E*]): what the binding writes for a local edit and what the fuzz
+ * drives. Each runs in one transaction with the given origin. No text ever moves: Enter inserts a `"\n"`, a merge
+ * deletes one, a block change formats one ([RT-E1]).
+ *
+ * Every insert passes Yjs a fresh attributes object naming what the new text has: Yjs then writes `null` for each
+ * format in force at that place that the object lacks (so nothing is inherited from the neighbours), and it
+ * writes them INTO the object it is given, which is why it is always a copy ([RT-E2]).
+ */
+import type * as Y from 'yjs';
+import { canonicalLines, rowShortfalls, tableRows, type Row } from './canonical.js';
+import { compact, lineLength, lineStarts, readLines } from './lines.js';
+import { attrsDiff, repairs, type Repair } from './repairs.js';
+import { MAX_INDENT, type Line, type ListKind, type Op } from './schema.js';
+
+/** The document's lines. */
+export function docLines(ytext: Y.Text): Line[] {
+  return readLines(ytext.toDelta() as Op[]);
+}
+
+function transact(ytext: Y.Text, origin: unknown, f: () => void): void {
+  if (ytext.doc) ytext.doc.transact(f, origin);
+  else f();
+}
+
+interface Unit {
+  key: string;
+  insert: string | Record<string, unknown>;
+  attrs: Record<string, unknown>;
+}
+
+function units(lines: readonly Line[]): Unit[] {
+  const out: Unit[] = [];
+  for (const line of lines) {
+    for (const op of line.ops) {
+      const attrs = compact(op.attributes);
+      if (typeof op.insert === 'string') for (const c of op.insert.split('')) out.push({ key: c, insert: c, attrs });
+      else out.push({ key: `\u0000${JSON.stringify(op.insert)}`, insert: op.insert, attrs });
+    }
+    out.push({ key: '\n', insert: '\n', attrs: compact(line.attrs) });
+  }
+  return out;
+}
+
+const sameAttrs = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.keys(attrsDiff(a, b)).length === 0;
+
+/** Where a local edit happened, when the caller knows (the selection before it): bounds for the diff. */
+export interface EditBounds {
+  /** At most this many units at the start of the replaced range are kept (the edit starts there or later). */
+  maxPrefix?: number;
+  /** At most this many units at the end of the replaced range are kept. */
+  maxSuffix?: number;
+}
+
+/**
+ * Replaces lines `from` (inclusive) to `to` (exclusive) of the document with `lines`, as one character diff (the
+ * common start and end kept, the middle deleted and inserted) plus format calls where kept characters' attributes
+ * differ ([RT-E3]). So concurrent typing in the kept characters stays where it was typed. Without `bounds` the
+ * diff keeps as much as matches, which may pair a new character with an equal old one next to the edit (`w4q` →
+ * `w5q` keeps `w` and `q`); a caller that knows where the edit happened passes `bounds` so that new text is new.
+ */
+export function replaceLines(ytext: Y.Text, from: number, to: number, lines: readonly Line[], origin?: unknown, bounds: EditBounds = {}): void {
+  const current = docLines(ytext);
+  const starts = lineStarts(current);
+  const base = starts[from]!;
+  const old = units(current.slice(from, to));
+  // A document whose last "\n" was deleted: its last line has no "\n" to keep.
+  const unterminated = to === current.length && current.length > 0 && ytext.length < starts[current.length]!;
+  if (unterminated) old.pop();
+  const next = units(lines);
+  // There, the new last "\n" is appended rather than diffed, so that the kept text is not deleted and inserted
+  // again (which two peers doing at once would double).
+  const tail = unterminated && next.length > 0 && next[next.length - 1]!.key === '\n' ? next.pop()! : null;
+  const maxPrefix = bounds.maxPrefix ?? Infinity;
+  // Bounds count each line's "\n", also the one an unterminated last line lacks.
+  const maxSuffix = (bounds.maxSuffix ?? Infinity) - (tail ? 1 : 0);
+  let p = 0;
+  while (p < maxPrefix && p < old.length && p < next.length && old[p]!.key === next[p]!.key) p++;
+  let s = 0;
+  while (s < maxSuffix && s < old.length - p && s < next.length - p && old[old.length - 1 - s]!.key === next[next.length - 1 - s]!.key) s++;
+  transact(ytext, origin, () => {
+    const del = old.length - p - s;
+    if (del > 0) ytext.delete(base + p, del);
+    let at = base + p;
+    for (let k = p; k < next.length - s; ) {
+      const u = next[k]!;
+      if (typeof u.insert !== 'string') {
+        ytext.insertEmbed(at, u.insert, { ...u.attrs });
+        at++;
+        k++;
+        continue;
+      }
+      let text = '';
+      let j = k;
+      while (j < next.length - s && typeof next[j]!.insert === 'string' && sameAttrs(next[j]!.attrs, u.attrs)) text += next[j++]!.insert as string;
+      ytext.insert(at, text, { ...u.attrs });
+      at += text.length;
+      k = j;
+    }
+    const formatRange = (oldFrom: number, newFrom: number, n: number, offset: number) => {
+      let k = 0;
+      while (k < n) {
+        const diff = attrsDiff(old[oldFrom + k]!.attrs, next[newFrom + k]!.attrs);
+        let j = k + 1;
+        while (j < n && JSON.stringify(attrsDiff(old[oldFrom + j]!.attrs, next[newFrom + j]!.attrs)) === JSON.stringify(diff)) j++;
+        if (Object.keys(diff).length > 0) ytext.format(offset + k, j - k, diff);
+        k = j;
+      }
+    };
+    formatRange(0, 0, p, base);
+    formatRange(old.length - s, next.length - s, s, base + p + (next.length - s - p));
+    if (tail) ytext.insert(base + next.length, '\n', { ...tail.attrs });
+  });
+}
+
+/** Sets (value) or removes (`null`) block attributes of line `line` ([RT-E4]). */
+export function formatLine(ytext: Y.Text, line: number, attrs: Record<string, unknown>, origin?: unknown): void {
+  const lines = docLines(ytext);
+  const l = lines[line];
+  if (!l) throw new RangeError(`line ${line} out of 0..${lines.length - 1}`);
+  const at = lineStarts(lines)[line]! + lineLength(l);
+  transact(ytext, origin, () => {
+    if (at >= ytext.length) ytext.insert(at, '\n', { ...attrs });
+    else ytext.format(at, 1, { ...attrs });
+  });
+}
+
+function lineAttrs(ytext: Y.Text, line: number): Record<string, unknown> {
+  const l = docLines(ytext)[line];
+  if (!l) throw new RangeError(`line ${line} out of range`);
+  return l.attrs;
+}
+
+/** Makes line `line` a list item of `kind`, or a paragraph when it already is one ([RT-E5]). */
+export function toggleList(ytext: Y.Text, line: number, kind: ListKind, origin?: unknown): void {
+  const a = lineAttrs(ytext, line);
+  if (a['list'] === kind && !a['list-cont']) formatLine(ytext, line, { list: null, indent: null, 'list-cont': null }, origin);
+  else formatLine(ytext, line, { list: kind, 'list-cont': null, header: null, 'code-block': null }, origin);
+}
+
+/** Indents (`by` = 1) or outdents (`by` = -1) a list item, within 0..MAX_INDENT ([RT-E5]). Other lines: nothing. */
+export function indentLine(ytext: Y.Text, line: number, by: 1 | -1, origin?: unknown): void {
+  const a = lineAttrs(ytext, line);
+  if (a['list'] === undefined || a['list'] === null) return;
+  const level = Math.max(0, Math.min(MAX_INDENT, (typeof a['indent'] === 'number' ? a['indent'] : 0) + by));
+  formatLine(ytext, line, { indent: level === 0 ? null : level }, origin);
+}
+
+/** Makes line `line` a heading of `level` (1..6), or a paragraph (`null`) ([RT-E5]). */
+export function setHeader(ytext: Y.Text, line: number, level: number | null, origin?: unknown): void {
+  formatLine(ytext, line, level === null ? { header: null } : { header: level, list: null, indent: null, 'list-cont': null, 'code-block': null }, origin);
+}
+
+/** Puts line `line` in a blockquote, or takes it out ([RT-E5]). */
+export function toggleBlockquote(ytext: Y.Text, line: number, origin?: unknown): void {
+  const a = lineAttrs(ytext, line);
+  formatLine(ytext, line, a['blockquote'] === true ? { blockquote: null, 'quote-depth': null } : { blockquote: true }, origin);
+}
+
+interface TableAt {
+  rows: Row[];
+  row: number;
+  cell: number;
+  /** Start index of each row's first line, and the index after the table's last line. */
+  rowStart: number[];
+  width: number;
+  tableStyle: unknown;
+  /** Text index of each line's start, by line number. */
+  starts: number[];
+}
+
+function tableAt(ytext: Y.Text, line: number): TableAt | null {
+  const lines = docLines(ytext);
+  const canonical = canonicalLines(lines);
+  const pos = canonical.findIndex((l) => l.source === line);
+  if (pos < 0 || canonical[pos]!.attrs.table === undefined) return null;
+  let i = pos;
+  while (i > 0 && canonical[i - 1]!.attrs.table !== undefined) i--;
+  let j = pos;
+  while (j < canonical.length && canonical[j]!.attrs.table !== undefined) j++;
+  const run = canonical.slice(i, j);
+  const rows = tableRows(run);
+  const starts = lineStarts(lines);
+  const rowStart: number[] = [];
+  let row = 0;
+  let cell = 0;
+  rows.forEach((r, ri) => {
+    const firstSource = r.cells.flatMap((c) => c.lines).find((l) => l.source !== undefined)?.source;
+    rowStart.push(firstSource === undefined ? -1 : starts[firstSource]!);
+    r.cells.forEach((c, ci) => {
+      if (c.lines.some((l) => l.source === line)) {
+        row = ri;
+        cell = ci;
+      }
+    });
+  });
+  const lastSource = [...run].reverse().find((l) => l.source !== undefined)!.source!;
+  rowStart.push(starts[lastSource + 1]!);
+  const short = rowShortfalls(rows);
+  const width = rows[0] ? rows[0].cells.reduce((n, c) => n + c.colspan, 0) + short[0]! : 0;
+  return { rows, row, cell, rowStart, width, tableStyle: run[0]!.attrs['table-style'], starts };
+}
+
+function cellAttrs(rowId: string, tableStyle: unknown): Record<string, unknown> {
+  return tableStyle === undefined ? { table: rowId } : { table: rowId, 'table-style': tableStyle };
+}
+
+/** Inserts a row of empty cells (as many as the table is wide, id `rowId`) above or below line `line`'s row ([RT-E6]). */
+export function insertTableRow(ytext: Y.Text, line: number, below: boolean, rowId: string, origin?: unknown): void {
+  const t = tableAt(ytext, line);
+  if (!t) return;
+  let at = below ? t.rowStart[t.row + 1]! : t.rowStart[t.row]!;
+  if (at < 0) return;
+  transact(ytext, origin, () => {
+    for (let k = 0; k < Math.max(1, t.width); k++) ytext.insert(at++, '\n', cellAttrs(rowId, t.tableStyle));
+  });
+}
+
+/** Inserts an empty cell left or right of line `line`'s cell, in every row of its table ([RT-E6]). */
+export function insertTableColumn(ytext: Y.Text, line: number, right: boolean, origin?: unknown): void {
+  const t = tableAt(ytext, line);
+  if (!t) return;
+  const writes: Array<{ at: number; rowId: string }> = [];
+  for (const row of t.rows) {
+    const cell = row.cells[Math.min(t.cell, row.cells.length - 1)];
+    if (!cell) continue;
+    const sources = cell.lines.map((l) => l.source).filter((s): s is number => s !== undefined);
+    if (sources.length === 0) continue;
+    const at = right ? t.starts[sources[sources.length - 1]! + 1]! : t.starts[sources[0]!]!;
+    writes.push({ at, rowId: row.id });
+  }
+  transact(ytext, origin, () => {
+    for (const w of writes.sort((a, b) => b.at - a.at)) ytext.insert(w.at, '\n', cellAttrs(w.rowId, t.tableStyle));
+  });
+}
+
+/** Inserts a `rows` × `cols` table of empty cells after line `line`; `newId` names each row ([RT-E6]). */
+export function insertTable(ytext: Y.Text, line: number, rows: number, cols: number, newId: () => string, origin?: unknown): void {
+  const lines = docLines(ytext);
+  const at = line < 0 ? 0 : lineStarts(lines)[Math.min(line + 1, lines.length)]!;
+  transact(ytext, origin, () => {
+    let k = at;
+    for (let r = 0; r < rows; r++) {
+      const id = newId();
+      for (let c = 0; c < cols; c++) ytext.insert(k++, '\n', { table: id });
+    }
+  });
+}
+
+/** Applies `repairs` (repairs.ts) in their order ([RT-R6]). */
+export function applyRepairs(ytext: Y.Text, list: readonly Repair[], origin?: unknown): void {
+  if (list.length === 0) return;
+  transact(ytext, origin, () => {
+    for (const r of list) {
+      if (r.kind === 'insert') ytext.insert(r.index, '\n', { ...r.attributes });
+      else ytext.format(r.index, r.length, { ...r.attributes });
+    }
+  });
+}
+
+/** The repairs of the document in `ytext` (repairs.ts). */
+export function repairsOf(ytext: Y.Text): Repair[] {
+  return repairs(ytext.toDelta() as Op[]);
+}
