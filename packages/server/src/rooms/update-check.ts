@@ -10,6 +10,8 @@
  */
 import * as Y from 'yjs';
 import { AnchorCheck } from './anchor-check.js';
+import { CycleError, DEFAULT_DEPTH_LIMITS, TypeLevels, jsonValuesOf, valueDepth } from './depth-check.js';
+import type { DepthLimits } from './depth-check.js';
 
 export interface UpdateFacts {
   /** True when applying it would change the document (new structs, or deletes of live content). */
@@ -31,16 +33,12 @@ export class UpdateRejected extends Error {
 type DecodedStruct = Y.Item | Y.GC | Y.Skip;
 
 /**
- * Throws `UpdateRejected` for an update that does not decode, contains `Skip` gaps, references unknown items,
- * starts after a gap in a client's clock, deletes ranges nobody has, or has more than `maxStructs` structs.
+ * Throws `UpdateRejected` for an update that does not decode, has bytes after its end, contains `Skip` gaps,
+ * references unknown items, starts after a gap in a client's clock, deletes ranges nobody has, has more than
+ * `maxStructs` structs, or nests a JSON-like value or shared types deeper than `depth` allows (depth-check.ts).
  */
-export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number): UpdateFacts {
-  let decoded: { structs: DecodedStruct[]; ds: { clients: Map<number, Array<{ clock: number; len: number }>> } };
-  try {
-    decoded = Y.decodeUpdate(update) as unknown as typeof decoded;
-  } catch (error) {
-    throw new UpdateRejected(`update does not decode: ${(error as Error).message}`, true);
-  }
+export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, depth: DepthLimits = DEFAULT_DEPTH_LIMITS): UpdateFacts {
+  const decoded = decodeWhole(update);
   const { structs, ds } = decoded;
   if (structs.length > maxStructs) throw new UpdateRejected(`update has ${structs.length} structs (limit ${maxStructs})`, true);
   /** Per client: clock reached by the document plus this update's structs. */
@@ -89,6 +87,7 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number):
       throw new UpdateRejected('update has an item with a malformed parent');
     }
   }
+  checkDepth(doc, structs, byClient, inDoc, depth);
   for (const [client, ranges] of ds.clients) {
     const limit = reach.get(client) ?? 0;
     for (const { clock, len } of ranges) {
@@ -99,6 +98,58 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number):
     }
   }
   return { changes, structs: structs.length };
+}
+
+interface Decoded {
+  structs: DecodedStruct[];
+  ds: { clients: Map<number, Array<{ clock: number; len: number }>> };
+}
+
+/**
+ * `Y.decodeUpdate`, refusing bytes after the update's end: Yjs ignores them, and a room relays a message's update
+ * as it was sent, so they would reach every peer unchecked.
+ */
+function decodeWhole(update: Uint8Array): Decoded {
+  let reader: { restDecoder: { pos: number; arr: Uint8Array } } | undefined;
+  class Reader extends Y.UpdateDecoderV1 {
+    constructor(decoder: ConstructorParameters<typeof Y.UpdateDecoderV1>[0]) {
+      super(decoder);
+      reader = this as unknown as typeof reader;
+    }
+  }
+  let decoded: Decoded;
+  try {
+    decoded = Y.decodeUpdateV2(update, Reader as unknown as typeof Y.UpdateDecoderV2) as unknown as Decoded;
+  } catch (error) {
+    throw new UpdateRejected(`update does not decode: ${(error as Error).message}`, true);
+  }
+  const end = reader?.restDecoder.pos ?? update.length;
+  if (end !== update.length) throw new UpdateRejected(`update has ${update.length - end} bytes after its end`, true);
+  return decoded;
+}
+
+/** Refuses JSON-like values and shared types nested deeper than `limits` (depth-check.ts). */
+function checkDepth(doc: Y.Doc, structs: DecodedStruct[], byClient: Map<number, DecodedStruct[]>, inDoc: ReadonlyMap<number, number>, limits: DepthLimits): void {
+  const levels = new TypeLevels(doc, inDoc, (id) => findStruct(byClient.get(id.client) ?? [], id.clock));
+  for (const s of structs) {
+    if (!(s instanceof Y.Item)) continue;
+    for (const value of jsonValuesOf(s.content)) {
+      if (valueDepth(value, limits.maxValueDepth) > limits.maxValueDepth) {
+        throw new UpdateRejected(`update has a value nested deeper than ${limits.maxValueDepth} levels`, true);
+      }
+    }
+    if (!(s.content instanceof Y.ContentType)) continue;
+    let level: number;
+    try {
+      level = levels.level(s);
+    } catch (error) {
+      if (error instanceof CycleError) throw new UpdateRejected(error.message);
+      throw error;
+    }
+    if (level + 1 > limits.maxTypeDepth) {
+      throw new UpdateRejected(`update nests shared types (elements) deeper than ${limits.maxTypeDepth} levels`, true);
+    }
+  }
 }
 
 /** Refuses an item (or its part the document lacks) whose anchors name no place its creator saw (anchor-check.ts). */
