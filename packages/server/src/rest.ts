@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as Y from 'yjs';
 import { parseJsonSafely } from 'wave-protocol';
 import { docIdProblem } from './auth.js';
+import { fragmentToHtml, fragmentToText, textToHtml } from './rest-render.js';
 import type { RoomRegistry } from './rooms/registry.js';
 import type { SecretBox } from './secret-box.js';
 import type { AuthThrottle } from './throttle.js';
@@ -125,17 +126,20 @@ async function get(req: IncomingMessage, res: ServerResponse, url: URL, doc: Doc
     const format = pickFormat(url.searchParams.get('format'), req.headers.accept);
     const text = ydoc.getText(TEXT_TYPE);
     const fragment = ydoc.getXmlFragment(HTML_TYPE);
-    const html = fragment.length > 0 ? fragment.toString() : textToHtml(text.toString());
+    const rich = fragment.length > 0;
+    // Only the views asked for are rendered: each walks the whole document.
+    const html = (): string => (rich ? fragmentToHtml(fragment) : textToHtml(text.toString()));
+    const plain = (): string => (text.length > 0 || !rich ? text.toString() : fragmentToText(fragment));
     let body: string;
     let type: string;
     if (format === 'json') {
-      body = JSON.stringify({ docId: doc.docId, epoch, text: text.length > 0 ? text.toString() : htmlToText(html), delta: text.toDelta(), html });
+      body = JSON.stringify({ docId: doc.docId, epoch, text: plain(), delta: text.toDelta(), html: html() });
       type = 'application/json; charset=utf-8';
     } else if (format === 'html') {
-      body = html;
+      body = html();
       type = 'text/html; charset=utf-8';
     } else {
-      body = text.length > 0 ? text.toString() : htmlToText(html);
+      body = plain();
       type = 'text/plain; charset=utf-8';
     }
     res.writeHead(200, {
@@ -203,28 +207,6 @@ function pickFormat(query: string | null, accept: string | undefined): 'text' | 
   if (accept?.includes('application/json')) return 'json';
   if (accept?.includes('text/html')) return 'html';
   return 'text';
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function textToHtml(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `<p>${escapeHtml(line)}</p>`)
-    .join('');
-}
-
-function htmlToText(html: string): string {
-  return html
-    .replace(/<\/(p|div|h[1-6]|li|blockquote|pre)>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
-    .replace(/&amp;/g, '&');
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
