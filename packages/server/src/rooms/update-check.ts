@@ -71,6 +71,8 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
     if (list) list.push(s);
     else byClient.set(s.id.client, [s]);
   }
+  // Before the anchors: a hostile tree is refused at the cost of one pass.
+  checkDepth(doc, structs, byClient, inDoc, depth);
   const anchors = new AnchorCheck(doc);
   for (const s of structs) {
     if (!(s instanceof Y.Item)) continue;
@@ -87,7 +89,6 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
       throw new UpdateRejected('update has an item with a malformed parent');
     }
   }
-  checkDepth(doc, structs, byClient, inDoc, depth);
   for (const [client, ranges] of ds.clients) {
     const limit = reach.get(client) ?? 0;
     for (const { clock, len } of ranges) {
