@@ -14,6 +14,7 @@ import * as Y from 'yjs';
 import { parseJsonSafely } from 'wave-protocol';
 import { docIdProblem } from './auth.js';
 import { fragmentToHtml, fragmentToText, textToHtml } from './rest-render.js';
+import { DEFAULT_MAX_VALUE_DEPTH, valueDepth } from './rooms/depth-check.js';
 import type { RoomRegistry } from './rooms/registry.js';
 import type { SecretBox } from './secret-box.js';
 import type { AuthThrottle } from './throttle.js';
@@ -175,6 +176,10 @@ async function put(req: IncomingMessage, res: ServerResponse, doc: DocKey, key: 
       write = (ydoc) => replaceText(ydoc, text);
     } else if (Array.isArray(o['delta']) && o['delta'].every((op) => op !== null && typeof op === 'object')) {
       const ops = o['delta'] as Array<Record<string, unknown>>;
+      // An op is `{ insert, attributes: { name: value } }`: two levels above its values (rooms/depth-check.ts).
+      if (ops.some((op) => valueDepth(op, DEFAULT_MAX_VALUE_DEPTH + 2) > DEFAULT_MAX_VALUE_DEPTH + 2)) {
+        throw new HttpError(400, `delta: embeds and attribute values may be nested at most ${DEFAULT_MAX_VALUE_DEPTH} levels deep`);
+      }
       write = (ydoc) => {
         const t = ydoc.getText(TEXT_TYPE);
         t.delete(0, t.length);

@@ -508,10 +508,17 @@ export class Room implements SeedLeaseHost {
       return;
     }
     this.pendingCommit = undefined;
-    this.doc.transact(() => {
-      write(this.doc);
-      this.doc.getMap(META_MAP).set('replaced', `server:${Date.now()}`);
-    }, SERVER_WRITE);
+    try {
+      this.doc.transact(() => {
+        write(this.doc);
+        this.doc.getMap(META_MAP).set('replaced', `server:${Date.now()}`);
+      }, SERVER_WRITE);
+    } catch (error) {
+      // The document may hold part of the replacement, unstored (D7).
+      this.pendingCommit = undefined;
+      this.fail('replacing the content', error);
+      throw error;
+    }
     const commit = this.pendingCommit ?? Promise.resolve();
     this.pendingCommit = undefined;
     this.sizeEstimate = Y.encodeStateAsUpdate(this.doc).length;

@@ -119,3 +119,27 @@ test('[issue 26 item 10] an update followed by trailing bytes is refused (4400),
   await fresh.waitFor(() => fresh.text.toString() === 'smuggled base', 'the update alone is relayed');
   await Promise.all([owner.close(), fresh.close(), honest.close()]);
 });
+
+test('[D7] a REST PUT whose delta nests a value past the limit (100 deep) is refused (400), as the same value from a client would be; the document keeps saving', async (t) => {
+  const server = await ServerProcess.start();
+  t.after(() => server.cleanup());
+  const { apiKey, secret } = await server.createKey({ name: 'rest-nesting' });
+  const docId = 'rest-nested';
+  const owner = new TestClient({ url: server.url, apiKey, docId, seedText: 'base' });
+  t.after(() => owner.close());
+  await owner.waitSynced();
+  await owner.waitAllAcked();
+  const body = `{"delta":[{"insert":"x","attributes":{"bold":${'['.repeat(100)}${']'.repeat(100)}}}]}`;
+  const put = await fetch(`${server.url}/api/v2/docs/${docId}?apiKey=${apiKey}`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+    body,
+  });
+  assert.equal(put.status, 400, await put.text());
+  owner.insert(0, 'after ');
+  await owner.waitAllAcked();
+  const fresh = new TestClient({ url: server.url, apiKey, docId });
+  await fresh.waitSynced();
+  assert.equal(fresh.text.toString(), 'after base');
+  await fresh.close();
+});
