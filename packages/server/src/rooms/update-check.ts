@@ -107,23 +107,31 @@ interface Decoded {
 }
 
 /**
+ * Yjs' v1 update decoder, remembering the last one made: `Y.decodeUpdateV2` takes a decoder class, and the position
+ * its byte reader reached tells where the update ended. Decoding is synchronous, so `last` is the current one.
+ */
+class EndTrackingDecoder extends Y.UpdateDecoderV1 {
+  static last: EndTrackingDecoder | undefined;
+  constructor(decoder: ConstructorParameters<typeof Y.UpdateDecoderV1>[0]) {
+    super(decoder);
+    EndTrackingDecoder.last = this;
+  }
+}
+
+/**
  * `Y.decodeUpdate`, refusing bytes after the update's end: Yjs ignores them, and a room relays a message's update
  * as it was sent, so they would reach every peer unchecked.
  */
 function decodeWhole(update: Uint8Array): Decoded {
-  let reader: { restDecoder: { pos: number; arr: Uint8Array } } | undefined;
-  class Reader extends Y.UpdateDecoderV1 {
-    constructor(decoder: ConstructorParameters<typeof Y.UpdateDecoderV1>[0]) {
-      super(decoder);
-      reader = this as unknown as typeof reader;
-    }
-  }
+  EndTrackingDecoder.last = undefined;
   let decoded: Decoded;
   try {
-    decoded = Y.decodeUpdateV2(update, Reader as unknown as typeof Y.UpdateDecoderV2) as unknown as Decoded;
+    decoded = Y.decodeUpdateV2(update, EndTrackingDecoder as unknown as typeof Y.UpdateDecoderV2) as unknown as Decoded;
   } catch (error) {
     throw new UpdateRejected(`update does not decode: ${(error as Error).message}`, true);
   }
+  const reader = EndTrackingDecoder.last as unknown as { restDecoder: { pos: number } } | undefined;
+  EndTrackingDecoder.last = undefined;
   const end = reader?.restDecoder.pos ?? update.length;
   if (end !== update.length) throw new UpdateRejected(`update has ${update.length - end} bytes after its end`, true);
   return decoded;
