@@ -127,7 +127,10 @@ export const LIMIT_ERRORS = {
   documentSize: { code: 'document_too_large', close: CloseCode.DocumentTooLarge },
   /** docId length and characters. */
   docId: { code: 'validation_error', close: CloseCode.BadMessage },
-  /** Structs per update and updates that do not integrate. */
+  /**
+   * Structs per update, values or shared types nested past the depth limits, bytes after an update's end, and
+   * updates that do not integrate.
+   */
   hostileUpdate: { code: 'validation_error', close: CloseCode.BadMessage },
   /** A read-only connection's change: refused, the connection stays open. */
   readOnly: { code: 'access_denied', close: null },

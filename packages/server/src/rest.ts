@@ -13,6 +13,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as Y from 'yjs';
 import { parseJsonSafely } from 'wave-protocol';
 import { docIdProblem } from './auth.js';
+import { fragmentToHtml, fragmentToText, textToHtml } from './rest-render.js';
+import { DEFAULT_MAX_VALUE_DEPTH, valueDepth } from './rooms/depth-check.js';
 import type { RoomRegistry } from './rooms/registry.js';
 import type { SecretBox } from './secret-box.js';
 import type { AuthThrottle } from './throttle.js';
@@ -125,17 +127,20 @@ async function get(req: IncomingMessage, res: ServerResponse, url: URL, doc: Doc
     const format = pickFormat(url.searchParams.get('format'), req.headers.accept);
     const text = ydoc.getText(TEXT_TYPE);
     const fragment = ydoc.getXmlFragment(HTML_TYPE);
-    const html = fragment.length > 0 ? fragment.toString() : textToHtml(text.toString());
+    const rich = fragment.length > 0;
+    // Only the views asked for are rendered: each walks the whole document.
+    const html = (): string => (rich ? fragmentToHtml(fragment) : textToHtml(text.toString()));
+    const plain = (): string => (text.length > 0 || !rich ? text.toString() : fragmentToText(fragment));
     let body: string;
     let type: string;
     if (format === 'json') {
-      body = JSON.stringify({ docId: doc.docId, epoch, text: text.length > 0 ? text.toString() : htmlToText(html), delta: text.toDelta(), html });
+      body = JSON.stringify({ docId: doc.docId, epoch, text: plain(), delta: text.toDelta(), html: html() });
       type = 'application/json; charset=utf-8';
     } else if (format === 'html') {
-      body = html;
+      body = html();
       type = 'text/html; charset=utf-8';
     } else {
-      body = text.length > 0 ? text.toString() : htmlToText(html);
+      body = plain();
       type = 'text/plain; charset=utf-8';
     }
     res.writeHead(200, {
@@ -171,6 +176,10 @@ async function put(req: IncomingMessage, res: ServerResponse, doc: DocKey, key: 
       write = (ydoc) => replaceText(ydoc, text);
     } else if (Array.isArray(o['delta']) && o['delta'].every((op) => op !== null && typeof op === 'object')) {
       const ops = o['delta'] as Array<Record<string, unknown>>;
+      // An op is `{ insert, attributes: { name: value } }`: two levels above its values (rooms/depth-check.ts).
+      if (ops.some((op) => valueDepth(op, DEFAULT_MAX_VALUE_DEPTH + 2) > DEFAULT_MAX_VALUE_DEPTH + 2)) {
+        throw new HttpError(400, `delta: embeds and attribute values may be nested at most ${DEFAULT_MAX_VALUE_DEPTH} levels deep`);
+      }
       write = (ydoc) => {
         const t = ydoc.getText(TEXT_TYPE);
         t.delete(0, t.length);
@@ -203,28 +212,6 @@ function pickFormat(query: string | null, accept: string | undefined): 'text' | 
   if (accept?.includes('application/json')) return 'json';
   if (accept?.includes('text/html')) return 'html';
   return 'text';
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function textToHtml(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `<p>${escapeHtml(line)}</p>`)
-    .join('');
-}
-
-function htmlToText(html: string): string {
-  return html
-    .replace(/<\/(p|div|h[1-6]|li|blockquote|pre)>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
-    .replace(/&amp;/g, '&');
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {

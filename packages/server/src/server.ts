@@ -21,6 +21,7 @@ import type { Fanout } from './fanout/types.js';
 import { Metrics } from './metrics.js';
 import { RoomRegistry } from './rooms/registry.js';
 import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './rooms/room.js';
+import { DEFAULT_MAX_TYPE_DEPTH, DEFAULT_MAX_VALUE_DEPTH } from './rooms/depth-check.js';
 import { AuthThrottle } from './throttle.js';
 import { SecretBox, defaultSecretKeyFile, loadSecretBox } from './secret-box.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -53,6 +54,10 @@ export interface ServerLimits {
   maxDocumentBytes: number;
   /** Structs one update may carry (bounds the work of one message, S9). */
   maxStructsPerUpdate: number;
+  /** Deepest JSON-like value (embed, format value, JSON content) an update may carry (`validation_error`, 4400; D7). */
+  maxValueDepth: number;
+  /** Deepest nesting of shared types (elements in elements) an update may create (`validation_error`, 4400; D7). */
+  maxTypeDepth: number;
   /** S1: failed authorisations per client address and minute; beyond it upgrades get HTTP 429. */
   authFailuresPerMinute: number;
   /** Time for a client to send the upgrade request's headers (slow-trickle clients, S8). */
@@ -93,6 +98,8 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   bytesPerSecond: 2 * 1024 * 1024,
   maxDocumentBytes: DEFAULT_MAX_DOCUMENT_BYTES,
   maxStructsPerUpdate: DEFAULT_MAX_STRUCTS_PER_UPDATE,
+  maxValueDepth: DEFAULT_MAX_VALUE_DEPTH,
+  maxTypeDepth: DEFAULT_MAX_TYPE_DEPTH,
   authFailuresPerMinute: 30,
   headersTimeoutMs: 10_000,
   heartbeatMs: 30_000,
@@ -192,6 +199,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     maxUsersPerDoc: limits.maxUsersPerDoc,
     maxDocumentBytes: limits.maxDocumentBytes,
     maxStructsPerUpdate: limits.maxStructsPerUpdate,
+    maxValueDepth: limits.maxValueDepth,
+    maxTypeDepth: limits.maxTypeDepth,
     fanout,
     metrics,
     log,

@@ -22,6 +22,8 @@ import type { JoinRequest, RoomPeer } from './peer.js';
 import { Presence } from './presence.js';
 import { SeedLease } from './seed-lease.js';
 import { UpdateRejected, checkUpdate } from './update-check.js';
+import { DEFAULT_MAX_TYPE_DEPTH, DEFAULT_MAX_VALUE_DEPTH } from './depth-check.js';
+import type { DepthLimits } from './depth-check.js';
 import type { SeedLeaseHost } from './seed-lease.js';
 
 export interface RoomOptions {
@@ -50,6 +52,10 @@ export interface RoomOptions {
   maxDocumentBytes?: number;
   /** Structs one update may carry: bounds the integration work of one message (S9, ≤ 50 ms). */
   maxStructsPerUpdate?: number;
+  /** Deepest JSON-like value an update may carry (rooms/depth-check.ts, `DEFAULT_MAX_VALUE_DEPTH`). */
+  maxValueDepth?: number;
+  /** Deepest nesting of shared types (elements) an update may create (`DEFAULT_MAX_TYPE_DEPTH`). */
+  maxTypeDepth?: number;
   /** Other servers serving the same documents (a no-op `LocalFanout` when this server is alone). */
   fanout: Fanout;
   metrics: Metrics;
@@ -122,8 +128,13 @@ export class Room implements SeedLeaseHost {
   epoch: number;
   seeded: boolean;
   closed = false;
-  /** The session ended under this room (expired during a stall, or deleted): it must not take new peers. */
+  /**
+   * The session ended under this room (expired during a stall, or deleted), or its document failed (`fail`): it must
+   * not take new peers; the registry loads the document again.
+   */
   stale = false;
+  /** Applying or encoding the document threw (`fail`): no more acks, relays or commits from this room. */
+  private failed = false;
 
   private readonly peers = new Map<RoomPeer, PeerState>();
   /** Peers that joined an unseeded epoch, in join order; they get the document once it is seeded. */
@@ -192,6 +203,14 @@ export class Room implements SeedLeaseHost {
       feed.close();
       throw error;
     }
+  }
+
+  /** Nesting limits of the updates this room takes (rooms/depth-check.ts). */
+  private get depthLimits(): DepthLimits {
+    return {
+      maxValueDepth: this.opts.maxValueDepth ?? DEFAULT_MAX_VALUE_DEPTH,
+      maxTypeDepth: this.opts.maxTypeDepth ?? DEFAULT_MAX_TYPE_DEPTH,
+    };
   }
 
   get size(): number {
@@ -308,7 +327,7 @@ export class Room implements SeedLeaseHost {
     const started = performance.now();
     let facts;
     try {
-      facts = checkUpdate(this.doc, update, this.opts.maxStructsPerUpdate ?? DEFAULT_MAX_STRUCTS_PER_UPDATE);
+      facts = checkUpdate(this.doc, update, this.opts.maxStructsPerUpdate ?? DEFAULT_MAX_STRUCTS_PER_UPDATE, this.depthLimits);
     } catch (error) {
       if (!(error instanceof UpdateRejected)) throw error;
       // A read-only client's later edits build on its earlier (refused) ones: refused too, not a protocol error.
@@ -328,18 +347,26 @@ export class Room implements SeedLeaseHost {
     this.pendingCommit = undefined;
     try {
       this.applyOne(update, peer);
-    } catch {
-      this.dropPending();
-      throw new ProtocolError('update does not decode');
+    } catch (error) {
+      // The update passed the check, so Yjs failed while integrating or encoding it: the document may now hold part
+      // of it, neither stored nor relayed.
+      this.pendingCommit = undefined;
+      return this.fail('applying an update', error);
     }
     if (this.dropPending()) {
       // Only a broken or hostile client sends an update whose dependencies the server does not have: it cannot be
       // stored as integrated content, so it gets no ack (RELIABILITY.md S9).
       throw new ProtocolError('update does not integrate: it depends on changes the server does not have');
     }
-    if (facts.changes) this.sizeEstimate += update.length;
-    const commit = this.pendingCommit ?? this.queue.flush();
+    const committing = this.pendingCommit;
     this.pendingCommit = undefined;
+    if (facts.changes && committing === undefined) {
+      // The update changed the document, yet the document emitted no update to store and relay: Yjs failed without
+      // throwing (a transaction left broken by an earlier failure). An ack now would promise what is not stored.
+      return this.fail('applying an update', new Error('the document changed without emitting an update'));
+    }
+    if (facts.changes) this.sizeEstimate += update.length;
+    const commit = committing ?? this.queue.flush();
     void commit.then(() => {
       this.opts.metrics.ackLatency.observe((performance.now() - started) / 1000);
       this.ack(peer, n);
@@ -352,6 +379,24 @@ export class Room implements SeedLeaseHost {
     if (this.sizeEstimate + bytes <= limit) return true;
     this.sizeEstimate = Y.encodeStateAsUpdate(this.doc).length;
     return this.sizeEstimate + bytes <= limit;
+  }
+
+  /**
+   * RELIABILITY.md D7, the second line behind the update check: applying or encoding the document threw (or
+   * changed it without emitting an update), so the document may hold changes that are not stored, and what it
+   * does from now on cannot be trusted. Every peer is closed with `server_error` (4500; clients reconnect and send
+   * again what was not acked), nothing more is acked, and the room is marked stale: the registry unloads it and the
+   * next join or REST read loads the document from the store.
+   */
+  private fail(what: string, error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.stale = true;
+    this.opts.metrics.rejected('server_error');
+    this.opts.log.error(`${what} failed in ${describeDoc(this.key)}; closing its connections and reloading it from the store`, error);
+    for (const peer of [...this.peers.keys()]) {
+      peer.fail('server_error', 'the document failed on the server and is reloaded from the store; reconnect');
+    }
   }
 
   /** Issue #6 item 2: a read-only peer's change is not applied, stored, relayed or acked. */
@@ -384,7 +429,7 @@ export class Room implements SeedLeaseHost {
     }
     // A seed is a whole document (rarely more than a few structs: an editor's content); it may carry more than an
     // incremental update, but stays bounded.
-    const content = normalizeSeed(update, 5 * (this.opts.maxStructsPerUpdate ?? DEFAULT_MAX_STRUCTS_PER_UPDATE));
+    const content = normalizeSeed(update, 5 * (this.opts.maxStructsPerUpdate ?? DEFAULT_MAX_STRUCTS_PER_UPDATE), this.depthLimits);
     if (content.length > (this.opts.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES)) {
       peer.fail('document_too_large', `the seed is larger than ${this.opts.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES} bytes`);
       return;
@@ -425,13 +470,13 @@ export class Room implements SeedLeaseHost {
    */
   private ack(peer: RoomPeer, count: number): void {
     const state = this.peers.get(peer);
-    if (!state || count <= state.acked) return;
+    if (!state || count <= state.acked || this.failed) return;
     state.acked = count;
     if (state.ackQueued) return;
     state.ackQueued = true;
     queueMicrotask(() => {
       state.ackQueued = false;
-      if (this.peers.get(peer) === state && peer.open) {
+      if (this.peers.get(peer) === state && peer.open && !this.failed) {
         peer.send({ type: MessageType.Ack, count: state.acked });
         exitAfterAckForTests();
       }
@@ -463,10 +508,17 @@ export class Room implements SeedLeaseHost {
       return;
     }
     this.pendingCommit = undefined;
-    this.doc.transact(() => {
-      write(this.doc);
-      this.doc.getMap(META_MAP).set('replaced', `server:${Date.now()}`);
-    }, SERVER_WRITE);
+    try {
+      this.doc.transact(() => {
+        write(this.doc);
+        this.doc.getMap(META_MAP).set('replaced', `server:${Date.now()}`);
+      }, SERVER_WRITE);
+    } catch (error) {
+      // The document may hold part of the replacement, unstored (D7).
+      this.pendingCommit = undefined;
+      this.fail('replacing the content', error);
+      throw error;
+    }
     const commit = this.pendingCommit ?? Promise.resolve();
     this.pendingCommit = undefined;
     this.sizeEstimate = Y.encodeStateAsUpdate(this.doc).length;
@@ -524,7 +576,7 @@ export class Room implements SeedLeaseHost {
 
   /** Sends a frame to every synced peer except `origin`. */
   private broadcast(frame: Uint8Array, origin: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.failed) return;
     for (const [peer, state] of this.peers) {
       if (peer !== origin && state.synced) peer.sendFrame(frame);
     }
@@ -533,8 +585,14 @@ export class Room implements SeedLeaseHost {
   /** P3: step1 + step2 of the whole document, then the current presence; the peers are synced from now on. */
   private sendDocument(peers: RoomPeer[]): void {
     if (peers.length === 0) return;
-    const step1 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step1, stateVector: Y.encodeStateVector(this.doc) });
-    const step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: Y.encodeStateAsUpdate(this.doc) });
+    let step1: Uint8Array;
+    let step2: Uint8Array;
+    try {
+      step1 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step1, stateVector: Y.encodeStateVector(this.doc) });
+      step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: Y.encodeStateAsUpdate(this.doc) });
+    } catch (error) {
+      return this.fail('encoding the document', error);
+    }
     for (const peer of peers) {
       const state = this.peers.get(peer);
       if (!state) continue;
@@ -820,11 +878,11 @@ export class Room implements SeedLeaseHost {
 }
 
 /** Checks a seed update and returns it normalised (one state update without pending parts). */
-function normalizeSeed(update: Uint8Array, maxStructs: number): Uint8Array {
+function normalizeSeed(update: Uint8Array, maxStructs: number, depth: DepthLimits): Uint8Array {
   const doc = new Y.Doc();
   try {
     try {
-      checkUpdate(doc, update, maxStructs);
+      checkUpdate(doc, update, maxStructs, depth);
     } catch (error) {
       if (error instanceof UpdateRejected) throw new ProtocolError(`Seed: ${error.message}`);
       throw error;

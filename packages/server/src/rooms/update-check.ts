@@ -3,13 +3,17 @@
  * S9). Yjs applies what it can and parks the rest as "pending" structs and deletes; a hostile or broken client
  * could thereby get part of an update stored and relayed. So the update is decoded first (Yjs' own decoder, which
  * throws on truncated input) and every reference is checked to be known, either in the document or earlier in the
- * update itself. Anything that would not integrate cleanly is refused as a whole.
+ * update itself. Anything that would not integrate cleanly is refused as a whole, and so is anything that would
+ * integrate but break the document later (RELIABILITY.md D7): bytes after the update's end, JSON-like values or
+ * shared types nested past the limits of depth-check.ts.
  *
  * Work is bounded by the update's size (≤ the frame limit) plus `maxStructs`, which caps the integration cost of one
  * message so that the event loop stays responsive (≤ 50 ms per message on this class of machine).
  */
 import * as Y from 'yjs';
 import { AnchorCheck } from './anchor-check.js';
+import { CycleError, DEFAULT_DEPTH_LIMITS, TypeLevels, jsonValuesOf, valueDepth } from './depth-check.js';
+import type { DepthLimits } from './depth-check.js';
 
 export interface UpdateFacts {
   /** True when applying it would change the document (new structs, or deletes of live content). */
@@ -31,16 +35,12 @@ export class UpdateRejected extends Error {
 type DecodedStruct = Y.Item | Y.GC | Y.Skip;
 
 /**
- * Throws `UpdateRejected` for an update that does not decode, contains `Skip` gaps, references unknown items,
- * starts after a gap in a client's clock, deletes ranges nobody has, or has more than `maxStructs` structs.
+ * Throws `UpdateRejected` for an update that does not decode, has bytes after its end, contains `Skip` gaps,
+ * references unknown items, starts after a gap in a client's clock, deletes ranges nobody has, has more than
+ * `maxStructs` structs, or nests a JSON-like value or shared types deeper than `depth` allows (depth-check.ts).
  */
-export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number): UpdateFacts {
-  let decoded: { structs: DecodedStruct[]; ds: { clients: Map<number, Array<{ clock: number; len: number }>> } };
-  try {
-    decoded = Y.decodeUpdate(update) as unknown as typeof decoded;
-  } catch (error) {
-    throw new UpdateRejected(`update does not decode: ${(error as Error).message}`, true);
-  }
+export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, depth: DepthLimits = DEFAULT_DEPTH_LIMITS): UpdateFacts {
+  const decoded = decodeWhole(update);
   const { structs, ds } = decoded;
   if (structs.length > maxStructs) throw new UpdateRejected(`update has ${structs.length} structs (limit ${maxStructs})`, true);
   /** Per client: clock reached by the document plus this update's structs. */
@@ -73,6 +73,8 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number):
     if (list) list.push(s);
     else byClient.set(s.id.client, [s]);
   }
+  // Before the anchors: a hostile tree is refused at the cost of one pass.
+  checkDepth(doc, structs, byClient, inDoc, depth);
   const anchors = new AnchorCheck(doc);
   for (const s of structs) {
     if (!(s instanceof Y.Item)) continue;
@@ -99,6 +101,66 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number):
     }
   }
   return { changes, structs: structs.length };
+}
+
+interface Decoded {
+  structs: DecodedStruct[];
+  ds: { clients: Map<number, Array<{ clock: number; len: number }>> };
+}
+
+/**
+ * Yjs' v1 update decoder, remembering the last one made: `Y.decodeUpdateV2` takes a decoder class, and the position
+ * its byte reader reached tells where the update ended. Decoding is synchronous, so `last` is the current one.
+ */
+class EndTrackingDecoder extends Y.UpdateDecoderV1 {
+  static last: EndTrackingDecoder | undefined;
+  constructor(decoder: ConstructorParameters<typeof Y.UpdateDecoderV1>[0]) {
+    super(decoder);
+    EndTrackingDecoder.last = this;
+  }
+}
+
+/**
+ * `Y.decodeUpdate`, refusing bytes after the update's end: Yjs ignores them, and a room relays a message's update
+ * as it was sent, so they would reach every peer unchecked.
+ */
+function decodeWhole(update: Uint8Array): Decoded {
+  EndTrackingDecoder.last = undefined;
+  let decoded: Decoded;
+  try {
+    decoded = Y.decodeUpdateV2(update, EndTrackingDecoder as unknown as typeof Y.UpdateDecoderV2) as unknown as Decoded;
+  } catch (error) {
+    throw new UpdateRejected(`update does not decode: ${(error as Error).message}`, true);
+  }
+  const reader = EndTrackingDecoder.last as unknown as { restDecoder: { pos: number } } | undefined;
+  EndTrackingDecoder.last = undefined;
+  const end = reader?.restDecoder.pos ?? update.length;
+  if (end !== update.length) throw new UpdateRejected(`update has ${update.length - end} bytes after its end`, true);
+  return decoded;
+}
+
+/** Refuses JSON-like values and shared types nested deeper than `limits` (depth-check.ts). */
+function checkDepth(doc: Y.Doc, structs: DecodedStruct[], byClient: Map<number, DecodedStruct[]>, inDoc: ReadonlyMap<number, number>, limits: DepthLimits): void {
+  const levels = new TypeLevels(doc, inDoc, (id) => findStruct(byClient.get(id.client) ?? [], id.clock));
+  for (const s of structs) {
+    if (!(s instanceof Y.Item)) continue;
+    for (const value of jsonValuesOf(s.content)) {
+      if (valueDepth(value, limits.maxValueDepth) > limits.maxValueDepth) {
+        throw new UpdateRejected(`update has a value nested deeper than ${limits.maxValueDepth} levels`, true);
+      }
+    }
+    if (!(s.content instanceof Y.ContentType)) continue;
+    let level: number;
+    try {
+      level = levels.level(s);
+    } catch (error) {
+      if (error instanceof CycleError) throw new UpdateRejected(error.message);
+      throw error;
+    }
+    if (level + 1 > limits.maxTypeDepth) {
+      throw new UpdateRejected(`update nests shared types (elements) deeper than ${limits.maxTypeDepth} levels`, true);
+    }
+  }
 }
 
 /** Refuses an item (or its part the document lacks) whose anchors name no place its creator saw (anchor-check.ts). */

@@ -1,5 +1,6 @@
 /**
- * RELIABILITY.md S9 (5,000 mutated sync/awareness frames) and S10 (no prototype changes), against the server run
+ * RELIABILITY.md S9 (5,000 mutated sync/awareness frames, among them values and element trees nested past the D7
+ * limits and updates with trailing bytes) and S10 (no prototype changes), against the server run
  * in this process (so the test can inspect `Object.prototype` and the store directly). Replay a run with
  * `WAVE_FUZZ_SEED=<seed printed below>`; `WAVE_FUZZ_FRAMES` changes the count (`npm run test:long`: 20,000).
  */
@@ -13,6 +14,8 @@ import * as encoding from 'lib0/encoding';
 import { MessageType, SyncStep, decodeMessage, encodeMessage, isUpdateBearing } from 'wave-protocol';
 import { startInProcess } from '../helpers/in-process.js';
 import { TestClient } from '../helpers/test-client.js';
+import { nestedElementsUpdate, nestedValueUpdate, withTrailingBytes } from '../helpers/hostile-updates.js';
+import type { NestedValueKind } from '../helpers/hostile-updates.js';
 
 const SEED = Number(process.env['WAVE_FUZZ_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const FRAMES = Number(process.env['WAVE_FUZZ_FRAMES'] ?? (process.env['WAVE_LONG'] ? 20_000 : 5_000));
@@ -93,26 +96,61 @@ async function mutatedFrames(t: TestContext, seed: number, frames: number): Prom
     }
   }
 
-  function mutate(frame: Uint8Array): Uint8Array {
+  /**
+   * Hostile updates that need no mutation (RELIABILITY.md D7): values and element trees nested around and far past
+   * the limits, and valid updates with trailing bytes. Drawn from their own generator, so that the frames above stay
+   * those of the seed, whichever of them these replace.
+   */
+  const hostileRand = mulberry32(seed ^ 0x5eed);
+  const hostileInt = (n: number): number => Math.floor(hostileRand() * n);
+  const NESTED_KINDS: NestedValueKind[] = ['embed', 'format', 'json', 'any'];
+  /** Depths around the limits (64 values, 256 types) and far past them. */
+  const depth = (): number => [1 + hostileInt(70), 60 + hostileInt(10), 250 + hostileInt(10), 1_000 + hostileInt(9_000)][hostileInt(4)]!;
+  function hostileFrame(c: TestClient): Uint8Array | undefined {
+    if (hostileRand() >= 0.15) return undefined;
+    let update: Uint8Array;
+    switch (hostileInt(3)) {
+      case 0:
+        update = nestedValueUpdate(NESTED_KINDS[hostileInt(4)]!, depth(), 1 + hostileInt(2 ** 30), hostileRand() < 0.5 ? 'text' : 'other');
+        break;
+      case 1:
+        // Up to 1,500: four times the limit. Deeper trees cost the update check more for their size (decoding
+        // thousands of types), not for their depth; security-nesting.test.ts sends 3,000.
+        update = nestedElementsUpdate(c.doc, Math.min(depth(), 1_500));
+        break;
+      default: {
+        const scratch = new Y.Doc();
+        Y.applyUpdate(scratch, Y.encodeStateAsUpdate(c.doc));
+        const before = Y.encodeStateVector(scratch);
+        scratch.getText('text').insert(0, 'trailing');
+        update = withTrailingBytes(Y.encodeStateAsUpdate(scratch, before), Array.from({ length: 1 + hostileInt(8) }, () => hostileInt(256)));
+        scratch.destroy();
+      }
+    }
+    const message = encodeMessage({ type: MessageType.Sync, step: SyncStep.Update, update });
+    return hostileRand() < 0.5 ? mutate(message, hostileInt) : message;
+  }
+
+  function mutate(frame: Uint8Array, pick: (n: number) => number = int): Uint8Array {
     const bytes = Array.from(frame);
-    const rounds = 1 + int(3);
+    const rounds = 1 + pick(3);
     for (let r = 0; r < rounds; r++) {
-      const at = int(bytes.length);
-      switch (int(8)) {
+      const at = pick(bytes.length);
+      switch (pick(8)) {
         case 0:
-          bytes[at] = bytes[at]! ^ (1 << int(8));
+          bytes[at] = bytes[at]! ^ (1 << pick(8));
           break;
         case 1:
-          bytes[at] = [0, 0x7f, 0x80, 0xff][int(4)]!;
+          bytes[at] = [0, 0x7f, 0x80, 0xff][pick(4)]!;
           break;
         case 2:
           bytes.length = Math.max(1, at);
           break;
         case 3:
-          bytes.splice(at, 0, ...Array.from({ length: 1 + int(8) }, () => int(256)));
+          bytes.splice(at, 0, ...Array.from({ length: 1 + pick(8) }, () => pick(256)));
           break;
         case 4:
-          bytes.splice(at, 1 + int(4));
+          bytes.splice(at, 1 + pick(4));
           break;
         case 5: {
           // A huge varuint where a length or a count was.
@@ -120,11 +158,11 @@ async function mutatedFrames(t: TestContext, seed: number, frames: number): Prom
           break;
         }
         case 6:
-          bytes[0] = int(12);
+          bytes[0] = pick(12);
           break;
         default: {
-          const from = int(bytes.length);
-          bytes.splice(at, 0, ...bytes.slice(from, from + 1 + int(16)));
+          const from = pick(bytes.length);
+          bytes.splice(at, 0, ...bytes.slice(from, from + 1 + pick(16)));
         }
       }
     }
@@ -148,7 +186,8 @@ async function mutatedFrames(t: TestContext, seed: number, frames: number): Prom
         await c.waitSynced();
       }
       const index = sentFrames++;
-      const frame = rand() < 0.9 ? mutate(validFrame(c)) : validFrame(c);
+      const drawn = rand() < 0.9 ? mutate(validFrame(c)) : validFrame(c);
+      const frame = hostileFrame(c) ?? drawn;
       const updatesBefore = c.sent + rawUpdates;
       let bearing = false;
       try {
