@@ -2,6 +2,7 @@
 // no unused code, no import cycles, no focused/skipped tests or TODO markers, and the package boundaries of
 // DESIGN.md ("Layout"):
 //   - packages/protocol/src imports nothing but yjs, y-protocols and lib0 (and its own files);
+//   - packages/richtext/src imports nothing but yjs (and its own files);
 //   - the client's core/ (the DOM-free session) imports nothing from the rest of the client (adapters, presence,
 //     persistence), nothing from the server and no editor or DOM binding. Its tsconfig has no DOM lib, so DOM
 //     globals are already type errors there.
@@ -73,6 +74,22 @@ export default tseslint.config(
             {
               regex: '^(?!\\./|yjs$|y-protocols(/|$)|lib0(/|$))',
               message: 'wave-protocol imports only yjs, y-protocols and lib0 (DESIGN.md, Layout).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/richtext/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./|yjs$)',
+              message: 'wave-richtext imports only yjs (DESIGN.md, Layout): the client and the server both build on it.',
             },
           ],
         },

@@ -23,7 +23,7 @@ import { freshDocId } from '../lib/util.ts';
 const run = promisify(execFile);
 
 /** The workspaces published to npm, by folder. */
-const PACKAGES = ['protocol', 'client', 'server', 'quill-provider', 'tinymce-plugin'];
+const PACKAGES = ['protocol', 'richtext', 'client', 'server', 'quill-provider', 'tinymce-plugin'];
 /** Bounds a hung page only: a page loads and syncs in well under a second here. */
 const SYNC_TIMEOUT_MS = 20_000;
 

@@ -1,6 +1,6 @@
 /**
  * The REST API's views of a document (rest.ts): the rich-text tree of Froala and TinyMCE (`Y.XmlFragment('html')`,
- * shape in the client's adapters/html/schema.ts) as HTML and as text, and plain text as HTML.
+ * shape in the client's adapters/html/schema.ts) as HTML and as text. (The text type renders through wave-richtext.)
  *
  * What holds:
  * - Every text node and attribute value is escaped: typed `<img src=x onerror=alert(1)>` comes out as text, never as
@@ -32,14 +32,6 @@ const DATA_IMAGE = /^data:image\/(?:png|gif|jpe?g|webp|bmp|avif);base64,[a-z0-9+
 /** Escapes text for an HTML text node or a double-quoted attribute value (`&<>"'` as numeric references). */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** Plain text as HTML: one escaped `<p>` per line. */
-export function textToHtml(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `<p>${escapeHtml(line)}</p>`)
-    .join('');
 }
 
 /** The rich-text tree as HTML (see the module comment). */

@@ -13,7 +13,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as Y from 'yjs';
 import { parseJsonSafely } from 'wave-protocol';
 import { docIdProblem } from './auth.js';
-import { fragmentToHtml, fragmentToText, textToHtml } from './rest-render.js';
+import { docLines, renderHtml } from 'wave-richtext';
+import { fragmentToHtml, fragmentToText } from './rest-render.js';
 import { DEFAULT_MAX_VALUE_DEPTH, valueDepth } from './rooms/depth-check.js';
 import type { RoomRegistry } from './rooms/registry.js';
 import type { SecretBox } from './secret-box.js';
@@ -129,7 +130,9 @@ async function get(req: IncomingMessage, res: ServerResponse, url: URL, doc: Doc
     const fragment = ydoc.getXmlFragment(HTML_TYPE);
     const rich = fragment.length > 0;
     // Only the views asked for are rendered: each walks the whole document.
-    const html = (): string => (rich ? fragmentToHtml(fragment) : textToHtml(text.toString()));
+    // The text type is rendered by the shared renderer (wave-richtext): a Quill document's formatting and a plain
+    // text's lines alike, every text and attribute value escaped ([RT-X1]).
+    const html = (): string => (rich ? fragmentToHtml(fragment) : renderHtml(docLines(text)));
     const plain = (): string => (text.length > 0 || !rich ? text.toString() : fragmentToText(fragment));
     let body: string;
     let type: string;

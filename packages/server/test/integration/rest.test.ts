@@ -26,7 +26,7 @@ test('REST: GET text/HTML/JSON, PUT replaces for every client, DELETE; the publi
   assert.equal(await text.text(), 'a <b> & c');
   const html = await fetch(url('notes', '&format=html'), { headers: auth });
   assert.match(html.headers.get('content-type')!, /^text\/html/);
-  assert.equal(await html.text(), '<p>a &#60;b&#62; &#38; c</p>');
+  assert.equal(await html.text(), '<p>a &lt;b&gt; &amp; c</p>');
   const json = (await (await fetch(url('notes', '&format=json'), { headers: auth })).json()) as Record<string, unknown>;
   assert.equal(json['text'], 'a <b> & c');
   assert.equal(json['docId'], 'notes');
@@ -47,4 +47,26 @@ test('REST: GET text/HTML/JSON, PUT replaces for every client, DELETE; the publi
   assert.equal((await fetch(url('notes'), { method: 'DELETE', headers: auth })).status, 204);
   assert.equal((await editor.waitClosed()).code, 1012, 'connected clients reconnect into a new session');
   assert.equal((await fetch(url('notes'), { headers: auth })).status, 404);
+});
+
+test('REST: a document in the Quill Delta convention comes out as formatted, escaped HTML through the shared renderer', async (t) => {
+  const server = await ServerProcess.start();
+  t.after(() => server.cleanup());
+  const { apiKey, secret } = await server.createKey({ name: 'rest-delta' });
+  const url = `${server.url}/api/v2/docs/spec?apiKey=${apiKey}`;
+  const auth = { Authorization: `Bearer ${secret}` };
+  const delta = [
+    { insert: 'Title' },
+    { insert: '\n', attributes: { header: 1 } },
+    { insert: '<img src=x onerror=alert(1)>', attributes: { bold: true } },
+    { insert: ' & b' },
+    { insert: '\n', attributes: { list: 'bullet' } },
+  ];
+  const put = await fetch(url, { method: 'PUT', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ delta }) });
+  assert.equal(put.status, 204);
+  const expected = '<h1>Title</h1><ul><li><strong>&lt;img src=x onerror=alert(1)&gt;</strong> &amp; b</li></ul>';
+  assert.equal(await (await fetch(`${url}&format=html`, { headers: auth })).text(), expected);
+  const json = (await (await fetch(`${url}&format=json`, { headers: auth })).json()) as Record<string, unknown>;
+  assert.equal(json['html'], expected);
+  assert.deepEqual(json['delta'], delta);
 });
