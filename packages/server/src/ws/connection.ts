@@ -288,7 +288,7 @@ export class Connection implements RoomPeer, GuardedConnection {
         return this.fail(check.code, check.detail);
       }
       request.permission = check.grant.permission;
-      this.lease = new TokenLease(check.grant, (detail) => this.fail('validation_error', detail));
+      this.lease = new TokenLease(check.grant, secret, this.ctx.docId, (detail) => this.fail('validation_error', detail));
       // The token's identity wins over what the client claims (S4).
       if (check.grant.user !== undefined) request.user = check.grant.user;
     }
@@ -326,9 +326,7 @@ export class Connection implements RoomPeer, GuardedConnection {
     }
     let result;
     try {
-      const secret = await this.ctx.secretFor(this.ctx.apiKey);
-      if (secret === undefined) return this.fail('validation_error', 'the server has no secret for this apiKey');
-      result = await lease.renew(token, secret, this.ctx.docId);
+      result = await lease.renew(token);
     } catch (error) {
       this.ctx.log.error('checking a refreshed token', error);
       return this.fail('server_error', 'the server cannot check tokens now; retry later');

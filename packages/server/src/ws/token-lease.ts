@@ -23,8 +23,14 @@ export class TokenLease {
   private renewals: Promise<unknown> = Promise.resolve();
   private ended = false;
 
+  /**
+   * `secret`: the key's secret the joining token was verified with, kept so that renewals cost no store query (a
+   * key's secret never changes).
+   */
   constructor(
     grant: TokenGrant,
+    private readonly secret: string,
+    private readonly docId: string,
     private readonly onExpired: (detail: string) => void,
   ) {
     this.exp = grant.exp;
@@ -41,12 +47,12 @@ export class TokenLease {
   }
 
   /**
-   * Verifies `token` (with the key's `secret`, for `docId`) and, when it is valid for the same permission, moves the
+   * Verifies `token` (for the same key and document) and, when it is valid for the same permission, moves the
    * deadline to its `exp`. Queued behind earlier renewals.
    */
-  renew(token: string, secret: string, docId: string): Promise<RenewResult> {
+  renew(token: string): Promise<RenewResult> {
     const result = this.renewals.then(async (): Promise<RenewResult> => {
-      const check = await verifyToken(token, secret, docId);
+      const check = await verifyToken(token, this.secret, this.docId);
       if (!check.ok) return check;
       if (check.grant.permission !== this.permission) return { ok: false, permissionChanged: true };
       if (this.ended) return { ok: true };

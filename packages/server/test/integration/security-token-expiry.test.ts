@@ -33,12 +33,19 @@ test('[S16] a token expiring during a session ends it at exp + skew unless a fre
   const short = await mintToken(key.secret, { docId: 'd', permission: 'edit', expiresIn: LIFE_SECONDS - SKEW_SECONDS });
   const fresh = await mintToken(key.secret, { docId: 'd', permission: 'edit', expiresIn: 3600 });
   const forged = await mintToken('not the secret', { docId: 'd', permission: 'edit', expiresIn: 3600 });
+  const reader = await mintToken(key.secret, { docId: 'd', permission: 'read', expiresIn: 3600 });
 
   const expiring = await connect(short, { seedText: 'start' });
   const renewed = await connect(short);
   const badRenewal = await connect(short);
+  const demoted = await connect(short);
   renewed.send({ type: MessageType.Token, token: fresh });
   badRenewal.send({ type: MessageType.Token, token: forged });
+  demoted.send({ type: MessageType.Token, token: reader });
+
+  // A fresh token with another permission: the client must rejoin to get it (1012, reconnect; not an error).
+  assert.equal((await demoted.waitClosed()).code, 1012);
+  assert.deepEqual(demoted.errors, []);
 
   // A forged renewal ends the connection at once, like a forged Hello token.
   const forgedClose = await badRenewal.waitClosed();
