@@ -177,6 +177,8 @@ export class Session {
   /** The token the server holds for the current connection (sent in its Hello or in a later `Token`). */
   private sentToken: string | undefined;
   private readonly refresher: TokenRefresher | undefined;
+  /** A reconnect waits for the token function (connect()): no second attempt meanwhile. */
+  private awaitingToken = false;
   private bound = false;
   private synced = false;
   private stopped = false;
@@ -299,8 +301,19 @@ export class Session {
 
   // ---- connection ----
 
-  private connect(): void {
-    if (this.stopped) return;
+  /** `tokenAsked`: this attempt already asked the token function (a failed call does not hold the reconnect). */
+  private connect(tokenAsked = false): void {
+    if (this.stopped || this.awaitingToken) return;
+    // Reconnecting after the page was offline or asleep past the token's exp: ask for a fresh token first. (The
+    // first connection's token was just fetched by the host.)
+    if (!tokenAsked && this.refresher && this.sentToken !== undefined && TokenRefresher.expired(this.token, Date.now())) {
+      this.awaitingToken = true;
+      void this.refresher.refreshNow(this.token!).then(() => {
+        this.awaitingToken = false;
+        this.connect(true);
+      });
+      return;
+    }
     const query = `apiKey=${encodeURIComponent(this.opts.apiKey)}&docId=${encodeURIComponent(this.opts.docId)}`;
     let socket: SocketLike;
     try {

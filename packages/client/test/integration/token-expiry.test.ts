@@ -17,7 +17,7 @@ import type { SocketLike } from '../../src/core/socket.js';
 import { ServerProcess } from '../../../server/test/helpers/server-process.js';
 import { mintToken } from '../../../server/test/helpers/tokens.js';
 import { StringEditor } from '../helpers/string-editor.js';
-import { until } from '../helpers/util.js';
+import { freePort, hold, until } from '../helpers/util.js';
 
 const SKEW_SECONDS = 300;
 const LIFE_SECONDS = 8;
@@ -32,7 +32,8 @@ interface Client {
   started: Promise<void>;
 }
 
-function join(url: string, apiKey: string, token: string, refreshToken?: () => Promise<string>, initial = ''): Client {
+/** `route` rewrites each socket's URL (a dead port stands for a lost network). */
+function join(url: string, apiKey: string, token: string, refreshToken?: () => Promise<string>, initial = '', route = (u: string) => u): Client {
   const editor = new StringEditor(initial);
   const client: Client = { editor, session: undefined as unknown as Session, statuses: [], errors: [], sockets: 0, tokenCalls: 0, started: Promise.resolve() };
   client.session = new Session({
@@ -52,7 +53,7 @@ function join(url: string, apiKey: string, token: string, refreshToken?: () => P
     binding: editor,
     socketFactory: (socketUrl) => {
       client.sockets++;
-      return new WebSocket(socketUrl) as unknown as SocketLike;
+      return new WebSocket(route(socketUrl)) as unknown as SocketLike;
     },
     emit: <K extends keyof SessionEvents>(name: K, payload: SessionEvents[K]) => {
       if (name === 'status') client.statuses.push(payload as SessionStatus);
@@ -111,4 +112,38 @@ test('[S16] a token function refreshes in-band with no visible gap; a string tok
   assert.ok(online >= 0);
   assert.deepEqual(refreshing.statuses.slice(online).filter((s) => s.state !== 'online'), [], 'status stays online');
   assert.equal(refreshing.session.getStatus().state, 'online');
+});
+
+test('[S16] a reconnect after the token expired (the page was offline past exp) asks the token function first', async (t) => {
+  const server = await ServerProcess.start();
+  t.after(() => server.cleanup());
+  const key = await server.createKey({ name: 'offline-past-exp', requireToken: true });
+  const deadline = Date.now() + LIFE_SECONDS * 1000;
+  const short = await mintToken(key.secret, { docId: 'd', permission: 'edit', expiresIn: LIFE_SECONDS - SKEW_SECONDS });
+  // The token backend is unreachable until the network comes back: its scheduled calls fail and are retried.
+  let networkUp = true;
+  let backendUp = false;
+  const fresh = (): Promise<string> =>
+    backendUp ? mintToken(key.secret, { docId: 'd', permission: 'edit', expiresIn: 3600 }) : Promise.reject(new Error('network down'));
+  const deadPort = await freePort();
+  const client = join(server.url, key.apiKey, short, fresh, 'start', (u) => (networkUp ? u : u.replace(`:${server.port}/`, `:${deadPort}/`)));
+  t.after(() => client.session.stop());
+  await client.started;
+  networkUp = false;
+  client.session.networkLost();
+  await until('offline', () => client.session.getStatus().state === 'offline');
+  client.editor.edit(client.editor.value.length, 0, ' offline edit');
+  // Kept down past the token's deadline on the server (exp + skew), then back.
+  await hold(deadline - Date.now() + 500);
+  networkUp = backendUp = true;
+  client.session.retryNow();
+  const status = (): ReturnType<Session['getStatus']> => client.session.getStatus();
+  await until('online again with the offline edit saved, or stopped', () => (status().state === 'online' && status().saved) || status().state === 'stopped', 15_000);
+  assert.deepEqual(client.errors.filter((e) => e.fatal), [], 'the reconnect carried a fresh token');
+  assert.equal(status().state, 'online');
+  assert.ok(client.errors.some((e) => /token function failed: network down/.test(e.detail)), 'the scheduled refresh failed while offline');
+  const reader = join(server.url, key.apiKey, await fresh());
+  t.after(() => reader.session.stop());
+  await reader.started;
+  assert.equal(reader.editor.value, 'start offline edit');
 });
