@@ -86,9 +86,9 @@ test('[S15] SQLite: keys revoke and keys update close the connections that lost 
     const withoutToken = await connect({ ...base, apiKey: tightened.apiKey, origin: 'http://a.example' });
     const token = await mintToken(tightened.secret, { docId: 'shared', permission: 'edit' });
     const withToken = await connect({ ...base, apiKey: tightened.apiKey, origin: 'http://a.example', helloOverride: { token } });
-    const committed = await cli(server, ['keys', 'update', tightened.apiKey, '--require-token']);
     const earlier = clients.filter((c) => c.options.apiKey === tightened.apiKey && c !== withToken && c.closeEvent === undefined);
-    assert.ok(earlier.includes(withoutToken));
+    assert.ok(earlier.includes(withoutToken), 'the connection from the origin test is still open too');
+    const committed = await cli(server, ['keys', 'update', tightened.apiKey, '--require-token']);
     await Promise.all(earlier.map((c) => assertWithdrawn(c, committed, /requires a token/)));
     await assertStillEditing(withToken, watcher, '[token holder after update]');
     // The refusal is also what a new connection without a token gets.
