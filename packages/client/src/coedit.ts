@@ -120,6 +120,7 @@ export class CoeditBase {
       docId: cfg.docId,
       user: cfg.user,
       ...(token !== undefined ? { token } : {}),
+      ...(typeof cfg.token === 'function' ? { refreshToken: cfg.token } : {}),
       binding: adapter,
       socketFactory: (url) => new WebSocket(url) as unknown as SocketLike,
       emit: (name, payload) => this.fromSession(name, payload),
@@ -129,7 +130,6 @@ export class CoeditBase {
         : undefined,
     });
     this.session = session;
-    if (typeof cfg.token === 'function' && token !== undefined) this.scheduleTokenRefresh(session, cfg.token, token);
     this.state = 'connecting';
     this.startPresence(session, adapter, cfg);
     this.listenToWindow(true);
@@ -138,31 +138,6 @@ export class CoeditBase {
     } catch (err) {
       throw err instanceof CoeditError ? err : this.reject(err);
     }
-  }
-
-  /**
-   * Calls the config's token function again a minute before the token's `exp` (read from the JWT, not verified
-   * here), so that every reconnect carries a valid token. A failed refresh is retried after 30 s and reported.
-   */
-  private scheduleTokenRefresh(session: Session, fetchToken: () => Promise<string>, token: string): void {
-    const exp = tokenExpiry(token);
-    if (exp === undefined) return;
-    const delay = Math.max(5_000, Math.min(exp * 1000 - Date.now() - 60_000, 2 ** 31 - 1));
-    const timer = setTimeout(() => {
-      if (this.session !== session) return;
-      fetchToken().then(
-        (fresh) => {
-          if (this.session !== session) return;
-          session.setToken(fresh);
-          this.scheduleTokenRefresh(session, fetchToken, fresh);
-        },
-        (err: unknown) => {
-          this.emitter.emit('error', new CoeditError('validation_error', `token: the token function failed: ${(err as Error)?.message ?? String(err)}`, false).toEvent());
-          if (this.session === session) setTimeout(() => this.scheduleTokenRefresh(session, fetchToken, token), 30_000);
-        },
-      );
-    }, delay);
-    (timer as { unref?: () => void }).unref?.();
   }
 
   /** Sends pending edits (bounded wait), leaves, removes listeners; the editor keeps its content. */
@@ -331,15 +306,3 @@ export class CoeditBase {
   }
 }
 
-/** `exp` (seconds) of a JWT, read without verifying it (the server verifies); undefined when absent or unreadable. */
-function tokenExpiry(token: string): number | undefined {
-  const part = token.split('.')[1];
-  if (!part) return undefined;
-  try {
-    const json = atob(part.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(part.length / 4) * 4, '='));
-    const exp = (JSON.parse(json) as { exp?: unknown }).exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
-  } catch {
-    return undefined;
-  }
-}

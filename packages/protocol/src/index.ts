@@ -12,6 +12,7 @@ export {
   MessageType,
   SyncStep,
   MAX_JSON_PAYLOAD,
+  MAX_TOKEN_LENGTH,
   ProtocolError,
   encodeMessage,
   decodeMessage,

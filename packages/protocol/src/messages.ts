@@ -34,6 +34,11 @@ export const MessageType = {
   Ping: 8,
   /** Server → client heartbeat reply. */
   Pong: 9,
+  /**
+   * Client → server: a fresh token for this connection (PROTOCOL.md P2b), sent before the current one's `exp`.
+   * The server verifies it like `Hello.token` and moves the connection's expiry to the new `exp`.
+   */
+  Token: 10,
 } as const;
 
 export type MessageTypeValue = (typeof MessageType)[keyof typeof MessageType];
@@ -43,6 +48,9 @@ export const SyncStep = { Step1: 0, Step2: 1, Update: 2 } as const;
 
 /** Largest JSON payload accepted in a Hello/Welcome/Error message, in UTF-16 code units. Tokens are < 4 KiB. */
 export const MAX_JSON_PAYLOAD = 16 * 1024;
+
+/** Longest token accepted in `Hello.token` and `Token`, in UTF-16 code units. */
+export const MAX_TOKEN_LENGTH = 8192;
 
 export interface HelloPayload {
   /** PROTOCOL_VERSION of the client. */
@@ -94,7 +102,8 @@ export type Message =
   | { type: typeof MessageType.SeedRequest; epoch: number }
   | { type: typeof MessageType.Seed; epoch: number; update: Uint8Array }
   | { type: typeof MessageType.Ping }
-  | { type: typeof MessageType.Pong };
+  | { type: typeof MessageType.Pong }
+  | { type: typeof MessageType.Token; token: string };
 
 /** Thrown by `decodeMessage` for a frame that is not a well-formed Wave message. */
 export class ProtocolError extends Error {
@@ -133,6 +142,9 @@ export function encodeMessage(message: Message): Uint8Array {
       break;
     case MessageType.Ping:
     case MessageType.Pong:
+      break;
+    case MessageType.Token:
+      encoding.writeVarString(enc, message.token);
       break;
   }
   return encoding.toUint8Array(enc);
@@ -182,6 +194,11 @@ function decodeBody(type: number, dec: decoding.Decoder): Message {
     case MessageType.Ping:
     case MessageType.Pong:
       return { type };
+    case MessageType.Token: {
+      const token = decoding.readVarString(dec);
+      if (token === '' || token.length > MAX_TOKEN_LENGTH) throw new ProtocolError(`token: expected a string of 1–${MAX_TOKEN_LENGTH} characters`);
+      return { type, token };
+    }
     default:
       throw new ProtocolError(`unknown message type ${type}`);
   }
@@ -235,7 +252,7 @@ function parseHello(o: Record<string, unknown>): HelloPayload {
     user: obj(o, 'user') as UserInput,
     clientId: uint(o, 'clientId'),
   };
-  const token = optStr(o, 'token', 8192);
+  const token = optStr(o, 'token', MAX_TOKEN_LENGTH);
   if (token !== undefined) hello.token = token;
   if (o['epoch'] !== undefined) hello.epoch = uint(o, 'epoch');
   return hello;

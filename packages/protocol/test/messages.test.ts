@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   MessageType,
+  MAX_TOKEN_LENGTH,
   SyncStep,
   ProtocolError,
   decodeMessage,
@@ -32,6 +33,7 @@ const samples: Message[] = [
   { type: MessageType.Seed, epoch: 7, update: new Uint8Array([9, 9]) },
   { type: MessageType.Ping },
   { type: MessageType.Pong },
+  { type: MessageType.Token, token: 'eyJhbGciOiJIUzI1NiJ9.e30.sig' },
 ];
 
 test('every message type round-trips through encode/decode', () => {
@@ -48,6 +50,8 @@ test('malformed frames throw ProtocolError', () => {
     ['unknown sync step', new Uint8Array([0, 7, 0])],
     ['trailing bytes', new Uint8Array([...encodeMessage({ type: MessageType.Ping }), 0])],
     ['hello not JSON', new Uint8Array([2, 3, 0x61, 0x62, 0x63])],
+    ['empty token', new Uint8Array([10, 0])],
+    ['token over the length limit', encodeMessage({ type: MessageType.Token, token: 'x'.repeat(MAX_TOKEN_LENGTH + 1) })],
   ];
   for (const [name, frame] of bad) assert.throws(() => decodeMessage(frame), ProtocolError, name);
 });

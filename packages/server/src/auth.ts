@@ -4,7 +4,8 @@
  * - missing, unknown or revoked apiKey, or a bad docId → upgraded only to send `Error{validation_error}` and close,
  *   because a browser cannot read the HTTP status of a failed upgrade and the integrator must learn why.
  * Keys are read from the store on every upgrade (one indexed lookup), so keys created or revoked with the CLI while
- * the server runs take effect at the next connection.
+ * the server runs take effect at the next connection; connections already open are re-checked when the store
+ * reports the change (ws/key-guard.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import { CloseCode } from 'wave-protocol';
@@ -25,7 +26,8 @@ export type UpgradeDecision =
   | { kind: 'http'; status: number; reason: string }
   /** Upgrade, send `Error{code, detail}` and close with `close`. */
   | { kind: 'refuse'; code: ServerErrorCode; detail: string; close: number }
-  | { kind: 'accept'; apiKey: string; docId: string; key: KeyRecord; doc: DocKey };
+  /** `origin`/`host`: the request's headers, kept to re-check the connection when the key changes (S15). */
+  | { kind: 'accept'; apiKey: string; docId: string; key: KeyRecord; doc: DocKey; origin: string | undefined; host: string | undefined };
 
 /** Why `docId` is not acceptable, or `undefined` when it is: 1–256 characters, no control characters. */
 export function docIdProblem(docId: string | null | undefined): string | undefined {
@@ -69,5 +71,5 @@ export async function authorizeUpgrade(req: IncomingMessage, store: Pick<Store, 
     return { kind: 'refuse', code: 'validation_error', detail: problem, close: CloseCode.BadMessage };
   }
   const docId = docIds[0]!;
-  return { kind: 'accept', apiKey, docId, key, doc: { account: key.account, docId } };
+  return { kind: 'accept', apiKey, docId, key, doc: { account: key.account, docId }, origin: req.headers.origin, host: req.headers.host };
 }

@@ -9,7 +9,7 @@ import { startServer } from './server.js';
 import type { ServerLimits } from './server.js';
 import { defaultSecretKeyFile, loadSecretBox } from './secret-box.js';
 import { openStore, StoreUrlError } from './store/index.js';
-import type { KeyRecord, Store } from './store/types.js';
+import type { KeyChanges, KeyRecord, Store } from './store/types.js';
 import { normalizeOriginSpec } from './origin.js';
 
 const HELP = `wave-server — real-time co-editing server
@@ -23,6 +23,7 @@ Usage:
                           [--max-users N] [--json] [--store URL] [--secret-key-file F]
   wave-server keys list [--json] [--store URL]
   wave-server keys revoke KEY [--store URL]
+  wave-server keys update KEY [--origin URL]... [--any-origin] [--require-token | --no-require-token] [--store URL]
   wave-server --help
 
 start:
@@ -51,6 +52,12 @@ keys create:
   --persistent        documents are kept: sessions never end
   --max-users N       connections per document
   --json              print { "apiKey", "secret" } as JSON
+
+keys revoke / keys update (running servers close the key's connections that lose access within a second):
+  --origin URL        update: replaces the allowed origins (repeat for several)
+  --any-origin        update: allow every origin
+  --require-token     update: connections must carry a signed token
+  --no-require-token  update: tokens become optional
 `;
 
 class UsageError extends Error {}
@@ -211,8 +218,10 @@ async function keys(args: string[]): Promise<number> {
       return keysList(rest);
     case 'revoke':
       return keysRevoke(rest);
+    case 'update':
+      return keysUpdate(rest);
     default:
-      throw new UsageError(sub === undefined ? 'keys: expected create, list or revoke' : `keys: unknown command ${JSON.stringify(sub)}`);
+      throw new UsageError(sub === undefined ? 'keys: expected create, list, revoke or update' : `keys: unknown command ${JSON.stringify(sub)}`);
   }
 }
 
@@ -230,13 +239,7 @@ async function keysCreate(args: string[]): Promise<number> {
   });
   if (values.help) return help();
   if (values.name === undefined || values.name.trim() === '') throw new UsageError('keys create: --name is required');
-  const origins = (values.origin ?? []).map((o) => {
-    try {
-      return normalizeOriginSpec(o);
-    } catch (error) {
-      throw new UsageError(`--origin: ${(error as Error).message}`);
-    }
-  });
+  const origins = originFlags(values.origin);
   const maxUsers = values['max-users'] === undefined ? null : integer(values['max-users'], '--max-users', 1, 100_000);
   const storeUrl = setting(values.store, 'WAVE_STORE', 'sqlite:./data/wave.db').value;
   const store = openStoreOrUsage(storeUrl);
@@ -309,6 +312,54 @@ async function keysRevoke(args: string[]): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+async function keysUpdate(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {
+    origin: { type: 'string', multiple: true },
+    'any-origin': { type: 'boolean' },
+    'require-token': { type: 'boolean' },
+    'no-require-token': { type: 'boolean' },
+    ...STORE_OPTION,
+  }, 1);
+  if (values.help) return help();
+  const apiKey = positionals[0];
+  if (apiKey === undefined) throw new UsageError('keys update: expected the apiKey to update');
+  if (values.origin !== undefined && values['any-origin']) throw new UsageError('keys update: --origin and --any-origin exclude each other');
+  if (values['require-token'] && values['no-require-token']) {
+    throw new UsageError('keys update: --require-token and --no-require-token exclude each other');
+  }
+  const changes: KeyChanges = {};
+  if (values.origin !== undefined) changes.origins = originFlags(values.origin);
+  if (values['any-origin']) changes.origins = [];
+  if (values['require-token']) changes.requireToken = true;
+  if (values['no-require-token']) changes.requireToken = false;
+  if (Object.keys(changes).length === 0) {
+    throw new UsageError('keys update: nothing to change (--origin, --any-origin, --require-token or --no-require-token)');
+  }
+  const store = openStoreOrUsage(setting(values.store, 'WAVE_STORE', 'sqlite:./data/wave.db').value);
+  try {
+    const updated = await store.updateKey(apiKey, changes);
+    if (!updated) {
+      console.error(`no active API key ${apiKey} (unknown or revoked)`);
+      return 1;
+    }
+    console.log(`updated ${describeKey(updated)}`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `--origin` values normalised (origin.ts), or a usage error naming the bad one. */
+function originFlags(values: string[] | undefined): string[] {
+  return (values ?? []).map((o) => {
+    try {
+      return normalizeOriginSpec(o);
+    } catch (error) {
+      throw new UsageError(`--origin: ${(error as Error).message}`);
+    }
+  });
 }
 
 /** `--secret-key-file`, else `WAVE_SECRET_KEY_FILE`, else next to the store (secret-box.ts). */

@@ -30,6 +30,7 @@ import { CommitQueue } from './store/commit-queue.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
 import { Connection } from './ws/connection.js';
+import { KeyGuard } from './ws/key-guard.js';
 
 export interface ServerLimits {
   /**
@@ -232,6 +233,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   /** Sockets upgraded only to be refused (P1); closed by themselves, terminated at shutdown. */
   const refusing = new Set<WebSocket>();
   let closing = false;
+  // Keys revoked or tightened by any process close their open connections (S15).
+  const keyGuard = new KeyGuard(store, () => connections, log);
+  const stopWatchingKeys = store.watchKeys((apiKey) => keyGuard.changed(apiKey));
 
   // Slow-trickle clients (S8): the upgrade request's headers must arrive within this time.
   httpServer.headersTimeout = limits.headersTimeoutMs;
@@ -244,6 +248,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const address = req.socket.remoteAddress ?? '';
     // S1: an address that failed authorisation too often is answered 429 before anything else is looked at.
     if (throttle.blocked(address)) return refuse(socket, 429);
+    const keyGeneration = keyGuard.generation;
     authorizeUpgrade(req, store)
       .catch((error: unknown): UpgradeDecision => {
         log.error('reading the apiKey', error);
@@ -265,7 +270,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
             ws.close(CloseCode.ServiceRestart, 'server restarting');
             return;
           }
-          openConnection(ws, decision, address);
+          openConnection(ws, decision, address, keyGeneration);
         });
       })
       .catch((error: unknown) => {
@@ -278,12 +283,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
    * Outside the upgrade handler on purpose: closures made there would keep its whole scope — the upgrade request,
    * its headers and first bytes — alive for as long as the connection (~2 KB per connection in a heap snapshot).
    */
-  function openConnection(ws: WebSocket, decision: Extract<UpgradeDecision, { kind: 'accept' }>, address: string): void {
+  function openConnection(ws: WebSocket, decision: Extract<UpgradeDecision, { kind: 'accept' }>, address: string, keyGeneration: number): void {
     const connection = new Connection(ws, {
       apiKey: decision.apiKey,
       docId: decision.docId,
       key: decision.key,
       doc: decision.doc,
+      origin: decision.origin,
+      host: decision.host,
       registry,
       secretFor,
       limits,
@@ -293,6 +300,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       onAuthFailure: () => throttle.failed(address),
     });
     connections.add(connection);
+    keyGuard.opened(connection, keyGeneration);
   }
 
   function refuse(socket: Duplex, status: number): void {
@@ -352,6 +360,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await registry.close();
     await queue.flush();
     await bounded(fanout.flush(), limits.shutdownPublishMs);
+    await stopWatchingKeys();
     httpServer.closeAllConnections();
     await serverClosed;
     wss.close();

@@ -6,9 +6,11 @@
  * - `permission`: `edit` or `read`;
  * - `user` (optional): the identity shown to others, a name or `{ name, email, avatar, id, color }`; it replaces
  *   whatever the client claims;
- * - `exp` (required), and `nbf`/`iat` when present, checked with ±5 minutes of clock skew.
- * A token is checked when the connection joins; an established connection is not cut when its token expires (the
- * client fetches a fresh one before `exp` for its next connection).
+ * - `exp` (required), and `nbf`/`iat` when present, checked with ±5 minutes of clock skew: a token whose `iat` or
+ *   `nbf` is more than 5 minutes ahead of this server's clock is refused, like one whose `exp` is more than 5 minutes
+ *   behind it.
+ * A token is checked when the connection joins, and again for each fresh token the client sends in-band
+ * (`Token`, PROTOCOL.md P2b); the connection is closed when the newest token's `exp` + the skew passes (token-lease.ts).
  */
 import { errors, jwtVerify } from 'jose';
 import type { UserInput } from 'wave-protocol';
@@ -48,6 +50,12 @@ export async function verifyToken(token: string, secret: string, docId: string):
       return { ok: false, code: 'validation_error', detail: 'token signature does not match this apiKey' };
     }
     return { ok: false, code: 'validation_error', detail: `bad token: ${(error as Error).message}`.slice(0, 200) };
+  }
+  // jose checks `iat` only against a maximum token age; a token issued in the future is as suspect as one not yet
+  // valid (`nbf`), so it gets the same tolerance.
+  const iat = payload['iat'];
+  if (typeof iat === 'number' && iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) {
+    return { ok: false, code: 'validation_error', detail: `token: iat is in the future (more than ${CLOCK_SKEW_SECONDS / 60} minutes ahead of the server's clock)` };
   }
   const pattern = payload['docId'];
   if (typeof pattern !== 'string' || pattern === '' || pattern.length > 1024) {

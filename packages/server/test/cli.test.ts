@@ -95,6 +95,37 @@ describe('wave-server CLI', () => {
     assert.equal(again.code, 1);
     assert.match(again.stderr, /already revoked/);
     assert.match((await run(['keys', 'list', '--store', store])).stdout, /REVOKED/);
+    const revoked = await run(['keys', 'update', created.apiKey, '--require-token', '--store', store]);
+    assert.equal(revoked.code, 1);
+    assert.match(revoked.stderr, /no active API key/);
+  });
+
+  it('updates the origins and token rule of a key', async () => {
+    const { apiKey } = JSON.parse((await run(['keys', 'create', '--name', 'upd', '--origin', 'https://a.example', '--json', '--store', store])).stdout) as { apiKey: string };
+    const listed = async (): Promise<{ origins: string[]; requireToken: boolean }> => {
+      const keys = JSON.parse((await run(['keys', 'list', '--json', '--store', store])).stdout) as Array<{ apiKey: string; origins: string[]; requireToken: boolean }>;
+      const key = keys.find((k) => k.apiKey === apiKey)!;
+      return { origins: key.origins, requireToken: key.requireToken };
+    };
+    const update = await run(['keys', 'update', apiKey, '--origin', 'https://B.example', '--origin', 'self', '--require-token', '--store', store]);
+    assert.equal(update.code, 0, update.stderr);
+    assert.match(update.stdout, /origins=https:\/\/b\.example,self +token/);
+    assert.deepEqual(await listed(), { origins: ['https://b.example', 'self'], requireToken: true });
+    assert.equal((await run(['keys', 'update', apiKey, '--any-origin', '--no-require-token', '--store', store])).code, 0);
+    assert.deepEqual(await listed(), { origins: [], requireToken: false });
+    const usage: Array<[string[], RegExp]> = [
+      [['keys', 'update', apiKey], /nothing to change/],
+      [['keys', 'update'], /expected the apiKey/],
+      [['keys', 'update', apiKey, '--origin', 'https://a.example/x'], /--origin: .*without path/],
+      [['keys', 'update', apiKey, '--origin', 'https://a.example', '--any-origin'], /exclude each other/],
+      [['keys', 'update', apiKey, '--require-token', '--no-require-token'], /exclude each other/],
+    ];
+    for (const [args, message] of usage) {
+      const res = await run([...args, '--store', store]);
+      assert.equal(res.code, 2, `${args.join(' ')} → ${res.code} ${res.stderr}`);
+      assert.match(res.stderr, message);
+    }
+    assert.deepEqual(await listed(), { origins: [], requireToken: false }, 'refused updates change nothing');
   });
 
   it('start creates the demo key once and prints the listening and demo lines', async () => {

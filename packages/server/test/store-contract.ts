@@ -112,6 +112,46 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
         assert.equal(typeof found.revokedAt, 'number');
       });
 
+      it('updates the origins and token rule of an active key only', async () => {
+        const { record } = await store.createKey({ name: 'u', origins: ['https://a.example'], maxUsers: 3 });
+        const updated = await store.updateKey(record.apiKey, { origins: ['HTTPS://B.example:443', 'self'], requireToken: true });
+        assert.deepEqual(updated, { ...record, origins: ['https://b.example', 'self'], requireToken: true });
+        assert.deepEqual(await store.findKey(record.apiKey), updated);
+        assert.deepEqual(await store.updateKey(record.apiKey, { origins: [] }), { ...updated, origins: [] }, 'absent fields stay');
+        await assert.rejects(store.updateKey(record.apiKey, { origins: ['https://a.example/path'] }), TypeError);
+        assert.equal(await store.updateKey('wk_unknown', { requireToken: true }), undefined);
+        await store.revokeKey(record.apiKey);
+        assert.equal(await store.updateKey(record.apiKey, { requireToken: false }), undefined, 'a revoked key stays revoked');
+      });
+
+      it('reports revocations and updates to key watchers', async () => {
+        const { record } = await store.createKey({ name: 'w' });
+        const reports: Array<{ apiKey: string | undefined; at: number }> = [];
+        const stop = store.watchKeys((apiKey) => reports.push({ apiKey, at: performance.now() }));
+        try {
+          // A report covers a change when it names the key or "any key", and arrives after the change committed.
+          const covered = async (since: number, what: string, apiKey: string): Promise<void> => {
+            const deadline = Date.now() + 5_000;
+            while (!reports.some((r) => r.at >= since && (r.apiKey === undefined || r.apiKey === apiKey))) {
+              assert.ok(Date.now() < deadline, `no watcher report for ${what}`);
+              await new Promise((r) => setTimeout(r, 20));
+            }
+          };
+          // Once the watcher is live (it reported a change of another key), every later change gets its report.
+          const warmUp = (await store.createKey({ name: 'warm-up' })).record.apiKey;
+          await store.revokeKey(warmUp);
+          await covered(0, 'a change of another key', warmUp);
+          let since = performance.now();
+          await store.updateKey(record.apiKey, { origins: ['https://a.example'] });
+          await covered(since, 'updateKey', record.apiKey);
+          since = performance.now();
+          await store.revokeKey(record.apiKey);
+          await covered(since, 'revokeKey', record.apiKey);
+        } finally {
+          await stop();
+        }
+      });
+
       it('verifies secrets', async () => {
         const { record, secret } = await store.createKey({ name: 's' });
         assert.equal(await store.verifySecret(record.apiKey, secret), true);

@@ -5,3 +5,5 @@ declare function clearTimeout(handle: unknown): void;
 declare function setInterval(handler: () => void, ms?: number): unknown;
 declare function clearInterval(handle: unknown): void;
 declare const console: { warn(...args: unknown[]): void; error(...args: unknown[]): void };
+/** Base64 decoding to a binary string (token-refresh.ts reads a JWT's `exp`). */
+declare function atob(data: string): string;

@@ -29,6 +29,7 @@ import { CoeditError } from './errors.js';
 import { SOCKET_CONNECTING, SOCKET_OPEN, frameBytes, type SocketFactory, type SocketLike } from './socket.js';
 import { LocalUndo } from './undo.js';
 import { applyRemoteUpdate } from './remote-update.js';
+import { TokenRefresher } from './token-refresh.js';
 
 /** Transaction origin of the editor content written while seeding (P5). */
 export const SEED_ORIGIN = Symbol('wave-seed');
@@ -108,6 +109,11 @@ export interface SessionOptions {
   docId: string;
   user: HelloPayload['user'];
   token?: string;
+  /**
+   * The host's token function (config `token` as a function): called again before the token's `exp`; each fresh
+   * token is sent on the open connection (`Token`, PROTOCOL.md P2b) and used by later Hellos (token-refresh.ts).
+   */
+  refreshToken?: () => Promise<string>;
   binding: DocBinding;
   socketFactory: SocketFactory;
   emit: <K extends keyof SessionEvents>(name: K, payload: SessionEvents[K]) => void;
@@ -168,6 +174,11 @@ export class Session {
   private welcome: WelcomePayload | undefined;
   /** `opts.token`, replaced by `setToken` when the host's token function gives a fresh one. */
   private token: string | undefined;
+  /** The token the server holds for the current connection (sent in its Hello or in a later `Token`). */
+  private sentToken: string | undefined;
+  private readonly refresher: TokenRefresher | undefined;
+  /** A reconnect waits for the token function (connect()): no second attempt meanwhile. */
+  private awaitingToken = false;
   private bound = false;
   private synced = false;
   private stopped = false;
@@ -187,6 +198,9 @@ export class Session {
 
   constructor(private readonly opts: SessionOptions) {
     this.token = opts.token;
+    if (opts.refreshToken && opts.token !== undefined) {
+      this.refresher = new TokenRefresher(opts.refreshToken, (token) => this.setToken(token), (error) => this.report(error));
+    }
     this.confirmed = this.newConfirmedState();
     this.backoff = new Backoff(undefined, undefined, opts.random);
     this.attachDoc();
@@ -197,6 +211,7 @@ export class Session {
     const done = new Promise<void>((resolve, reject) => this.startWaiters.push({ resolve, reject }));
     void this.loadKept().then(() => {
       if (this.stopped) return;
+      if (this.token !== undefined) this.refresher?.start(this.token);
       this.connect();
       this.heartbeat = setInterval(() => this.checkHeartbeat(), HEARTBEAT_TICK_MS);
     });
@@ -286,8 +301,19 @@ export class Session {
 
   // ---- connection ----
 
-  private connect(): void {
-    if (this.stopped) return;
+  /** `tokenAsked`: this attempt already asked the token function (a failed call does not hold the reconnect). */
+  private connect(tokenAsked = false): void {
+    if (this.stopped || this.awaitingToken) return;
+    // Reconnecting after the page was offline or asleep past the token's exp: ask for a fresh token first. (The
+    // first connection's token was just fetched by the host.)
+    if (!tokenAsked && this.refresher && this.sentToken !== undefined && TokenRefresher.expired(this.token, Date.now())) {
+      this.awaitingToken = true;
+      void this.refresher.refreshNow(this.token!).then(() => {
+        this.awaitingToken = false;
+        this.connect(true);
+      });
+      return;
+    }
     const query = `apiKey=${encodeURIComponent(this.opts.apiKey)}&docId=${encodeURIComponent(this.opts.docId)}`;
     let socket: SocketLike;
     try {
@@ -311,6 +337,7 @@ export class Session {
         clientId: this.doc.clientID,
       };
       if (this.token !== undefined) hello.token = this.token;
+      this.sentToken = this.token;
       if (this.epoch !== undefined) hello.epoch = this.epoch;
       this.send({ type: MessageType.Hello, hello });
     };
@@ -580,6 +607,8 @@ export class Session {
       this.sendUpdateBearing({ type: MessageType.Sync, step: SyncStep.Update, update: Y.encodeStateAsUpdate(this.doc, this.serverStateVector) });
     }
     this.setState('online');
+    // A token refreshed while this connection joined: the server still holds the older one.
+    if (this.token !== undefined && this.token !== this.sentToken) this.sendToken(this.token);
     const local = this.awareness.getLocalState();
     if (local !== null) {
       this.send({ type: MessageType.Awareness, update: encodeAwarenessUpdate(this.awareness, [this.doc.clientID]) });
@@ -745,6 +774,7 @@ export class Session {
 
   private shutdown(error: CoeditError | null): void {
     this.stopped = true;
+    this.refresher?.stop();
     if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
     if (this.heartbeat !== null) clearInterval(this.heartbeat);
     this.reconnectTimer = this.heartbeat = null;
@@ -770,9 +800,19 @@ export class Session {
     for (const w of this.savedWaiters.splice(0)) w();
   }
 
-  /** A fresh token (the config's token function, called again before `exp`): used from the next connection on. */
+  /**
+   * A fresh token (the config's token function, called again before `exp`): sent on the open connection, which the
+   * server then keeps open until the new `exp` (P2b), and used by every later Hello.
+   */
   setToken(token: string): void {
     this.token = token;
+    if (this.state === 'online') this.sendToken(token);
+  }
+
+  private sendToken(token: string): void {
+    if (!this.socket || this.socket.readyState !== SOCKET_OPEN) return;
+    this.send({ type: MessageType.Token, token });
+    this.sentToken = token;
   }
 
   /** The permission the server granted, once welcomed. */

@@ -89,6 +89,23 @@ $$;
     // Keys created before have NULL and get it sealed the first time their secret is presented to the REST API.
     sql: `ALTER TABLE keys ADD COLUMN secret_sealed BYTEA;`,
   },
+  {
+    version: 4,
+    name: 'notify key changes',
+    // Servers LISTEN on wave_keys (postgres-key-watch.ts) to close the connections of a key that was revoked or
+    // tightened (S15), whoever changed it. The payload names the schema, since schemas of one database share
+    // channels.
+    sql: `
+CREATE FUNCTION wave_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('wave_keys', TG_TABLE_SCHEMA || ' ' || CASE TG_OP WHEN 'DELETE' THEN OLD.api_key ELSE NEW.api_key END);
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER keys_changed AFTER UPDATE OF revoked_at, origins, require_token, account OR DELETE ON keys
+  FOR EACH ROW EXECUTE FUNCTION wave_keys_changed();
+`,
+  },
 ];
 
 /** Newest schema version this server knows. */

@@ -13,10 +13,11 @@
  */
 import pg from 'pg';
 import type { PoolClient } from 'pg';
-import type { AppendEntry, CreateKeyOptions, CreatedKey, DocKey, KeyRecord, NewKey, SessionInfo, Store, StoredDocument } from './types.js';
+import type { AppendEntry, CreateKeyOptions, CreatedKey, DocKey, KeyChanges, KeyRecord, NewKey, SessionInfo, StopWatching, Store, StoredDocument } from './types.js';
+import { PostgresKeyWatch } from './postgres-key-watch.js';
 import { SCHEMA_NAME, migrate } from './postgres-migrations.js';
 import { hashSecret, newApiKey, newSecret, secretMatches } from './secrets.js';
-import { validateNewKey } from './validate.js';
+import { validateNewKey, validateOrigins } from './validate.js';
 
 export interface PostgresStoreOptions {
   /** A libpq URL without our own parameters (see `parsePostgresUrl`). */
@@ -69,6 +70,9 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private ready: Promise<void> | undefined;
   private closed = false;
+  /** Connection settings of the pool, reused by the key watchers' own connections. */
+  private readonly clientConfig: pg.ClientConfig;
+  private readonly watchers = new Set<PostgresKeyWatch>();
 
   constructor(options: PostgresStoreOptions) {
     this.schema = options.schema;
@@ -81,13 +85,13 @@ export class PostgresStore implements Store {
       '-c synchronous_commit=on',
       ...(this.schema !== undefined ? [`-c search_path=${this.schema}`] : []),
     ];
-    this.pool = new pg.Pool({
+    this.clientConfig = {
       connectionString: options.connectionString,
-      max: options.poolSize ?? 10,
       options: settings.join(' '),
       // A database that does not answer must surface as an error (healthz, retrying commit queue), not a hang.
       connectionTimeoutMillis: 5_000,
-    });
+    };
+    this.pool = new pg.Pool({ ...this.clientConfig, max: options.poolSize ?? 10 });
     // An idle client that loses its connection emits 'error' on the pool; the next query gets a fresh client.
     this.pool.on('error', () => {});
   }
@@ -161,6 +165,26 @@ export class PostgresStore implements Store {
   async revokeKey(apiKey: string): Promise<boolean> {
     const { rowCount } = await this.query('UPDATE keys SET revoked_at = $1 WHERE api_key = $2 AND revoked_at IS NULL', [Date.now(), apiKey]);
     return rowCount === 1;
+  }
+
+  async updateKey(apiKey: string, changes: KeyChanges): Promise<KeyRecord | undefined> {
+    const origins = changes.origins === undefined ? null : validateOrigins(changes.origins);
+    const { rows } = await this.query<KeyRow>(
+      `UPDATE keys SET origins = coalesce($2, origins), require_token = coalesce($3, require_token)
+       WHERE api_key = $1 AND revoked_at IS NULL RETURNING *`,
+      [apiKey, origins, changes.requireToken ?? null],
+    );
+    return rows[0] && toKeyRecord(rows[0]);
+  }
+
+  watchKeys(onChange: (apiKey: string | undefined) => void): StopWatching {
+    if (this.closed) throw new Error('store is closed');
+    const watch = new PostgresKeyWatch(this.clientConfig, () => this.init(), onChange);
+    this.watchers.add(watch);
+    return async () => {
+      this.watchers.delete(watch);
+      await watch.stop();
+    };
   }
 
   async findSealedSecret(apiKey: string): Promise<Uint8Array | undefined> {
@@ -328,6 +352,8 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await Promise.all([...this.watchers].map((w) => w.stop()));
+    this.watchers.clear();
     // Let a migration in progress finish before the pool goes (pool.end waits for checked-out clients).
     await this.ready?.catch(() => {});
     await this.pool.end();

@@ -13,18 +13,23 @@ import type {
   CreateKeyOptions,
   CreatedKey,
   DocKey,
+  KeyChanges,
   KeyRecord,
   NewKey,
   SessionInfo,
+  StopWatching,
   Store,
   StoredDocument,
 } from './types.js';
 import { hashSecret, newApiKey, newSecret, secretMatches } from './secrets.js';
-import { validateNewKey } from './validate.js';
+import { validateNewKey, validateOrigins } from './validate.js';
 
 /** Bumped when the schema changes; `PRAGMA user_version` holds the version a file was created with. */
-/** 2: `keys.secret_sealed` (tokens need the secret; secret-box.ts). */
-const SCHEMA_VERSION = 2;
+/** 2: `keys.secret_sealed` (tokens need the secret; secret-box.ts). 3: `key_changes` (watchKeys). */
+const SCHEMA_VERSION = 3;
+
+/** How often a watching server reads the key change counter: a revoked key's sockets close within this + a query. */
+const KEY_POLL_MS = 250;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS keys (
@@ -58,6 +63,17 @@ CREATE TABLE IF NOT EXISTS updates (
   data    BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS updates_by_doc ON updates (account, doc_id, epoch, seq);
+-- One row counting changes to keys that can withdraw access, whoever made them (the CLI, SQL by hand): servers poll
+-- it (watchKeys). Maintained by triggers, so no writer can change a key without bumping it.
+CREATE TABLE IF NOT EXISTS key_changes (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  version INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO key_changes (id, version) VALUES (1, 0);
+CREATE TRIGGER IF NOT EXISTS keys_updated AFTER UPDATE OF revoked_at, origins, require_token, account ON keys
+BEGIN UPDATE key_changes SET version = version + 1 WHERE id = 1; END;
+CREATE TRIGGER IF NOT EXISTS keys_deleted AFTER DELETE ON keys
+BEGIN UPDATE key_changes SET version = version + 1 WHERE id = 1; END;
 `;
 
 interface KeyRow {
@@ -92,6 +108,8 @@ export class SqliteStore implements Store {
   private readonly stmt;
   private readonly tx;
   private closed = false;
+  /** Poll timers of `watchKeys`, stopped at close. */
+  private readonly watchers = new Set<NodeJS.Timeout>();
 
   /** `path` is a file path (its folder is created when missing) or `:memory:`. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -119,6 +137,11 @@ export class SqliteStore implements Store {
       findKey: db.prepare<[string], KeyRow>('SELECT * FROM keys WHERE api_key = ?'),
       listKeys: db.prepare<[], KeyRow>('SELECT * FROM keys ORDER BY created_at, rowid'),
       revokeKey: db.prepare<[number, string]>('UPDATE keys SET revoked_at = ? WHERE api_key = ? AND revoked_at IS NULL'),
+      updateKey: db.prepare<{ api_key: string; origins: string | null; require_token: number | null }>(
+        `UPDATE keys SET origins = coalesce(@origins, origins), require_token = coalesce(@require_token, require_token)
+         WHERE api_key = @api_key AND revoked_at IS NULL`,
+      ),
+      keyVersion: db.prepare<[], { version: number }>('SELECT version FROM key_changes WHERE id = 1'),
       getSession: db.prepare<[string, string], SessionRow>(
         'SELECT epoch, seeded, last_active, lease_holder, lease_expires FROM sessions WHERE account = ? AND doc_id = ?',
       ),
@@ -290,6 +313,38 @@ export class SqliteStore implements Store {
     return this.stmt.revokeKey.run(Date.now(), apiKey).changes === 1;
   }
 
+  async updateKey(apiKey: string, changes: KeyChanges): Promise<KeyRecord | undefined> {
+    this.check();
+    const origins = changes.origins === undefined ? null : JSON.stringify(validateOrigins(changes.origins));
+    const requireToken = changes.requireToken === undefined ? null : changes.requireToken ? 1 : 0;
+    if (this.stmt.updateKey.run({ api_key: apiKey, origins, require_token: requireToken }).changes !== 1) return undefined;
+    return this.findKey(apiKey);
+  }
+
+  watchKeys(onChange: (apiKey: string | undefined) => void): StopWatching {
+    this.check();
+    let seen = this.stmt.keyVersion.get()?.version;
+    const timer = setInterval(() => {
+      if (this.closed) return;
+      let version: number | undefined;
+      try {
+        version = this.stmt.keyVersion.get()?.version;
+      } catch {
+        // Busy beyond the timeout: read again at the next tick; the counter only grows, so nothing is missed.
+        return;
+      }
+      if (version === seen) return;
+      seen = version;
+      onChange(undefined);
+    }, KEY_POLL_MS);
+    timer.unref();
+    this.watchers.add(timer);
+    return async () => {
+      clearInterval(timer);
+      this.watchers.delete(timer);
+    };
+  }
+
   async findSealedSecret(apiKey: string): Promise<Uint8Array | undefined> {
     this.check();
     return this.stmt.findSealed.get(apiKey)?.secret_sealed ?? undefined;
@@ -376,6 +431,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const timer of this.watchers) clearInterval(timer);
+    this.watchers.clear();
     this.db.close();
   }
 }

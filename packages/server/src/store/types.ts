@@ -38,6 +38,16 @@ export interface NewKey {
   maxUsers?: number | null;
 }
 
+/** Settings of an existing key that `keys update` changes; absent fields stay as they are. */
+export interface KeyChanges {
+  /** Replaces the allow-list (`[]` = any origin). Entries as in `NewKey.origins`. */
+  origins?: string[];
+  requireToken?: boolean;
+}
+
+/** Stops a `watchKeys` subscription. */
+export type StopWatching = () => Promise<void>;
+
 export interface CreatedKey {
   record: KeyRecord;
   /**
@@ -80,6 +90,18 @@ export interface Store {
   listKeys(): Promise<KeyRecord[]>;
   /** Returns false when the key is unknown or already revoked. */
   revokeKey(apiKey: string): Promise<boolean>;
+  /**
+   * Changes an active key's origin allow-list and token rule (`keys update`). Returns the updated record, or
+   * `undefined` when the key is unknown or revoked. Throws `TypeError` for a malformed origin.
+   */
+  updateKey(apiKey: string, changes: KeyChanges): Promise<KeyRecord | undefined>;
+  /**
+   * Reports key changes made by any process sharing this store (the `keys` CLI, another server): revocation,
+   * origins, token rule. `onChange(apiKey)` names the changed key; `onChange(undefined)` means "any key may have
+   * changed" (the store cannot tell which, or notifications may have been missed). Delivered within about 250 ms
+   * of the change's commit. Added so that open connections of a key revoked or tightened are closed (S15).
+   */
+  watchKeys(onChange: (apiKey: string | undefined) => void): StopWatching;
   /** Checks a secret against the stored hash (constant time). */
   verifySecret(apiKey: string, secret: string): Promise<boolean>;
   /** The sealed secret of a key, or `undefined` (unknown key, or a key created before secrets were sealed). */

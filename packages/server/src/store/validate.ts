@@ -19,12 +19,17 @@ const MAX_USERS_LIMIT = 100_000;
 export function validateNewKey(input: NewKey): ValidKey {
   const name = label('name', input.name);
   const account = input.account === undefined ? name : label('account', input.account);
-  const origins = [...new Set((input.origins ?? []).map((o) => normalizeOriginSpec(o)))];
+  const origins = validateOrigins(input.origins ?? []);
   const maxUsers = input.maxUsers ?? null;
   if (maxUsers !== null && (!Number.isSafeInteger(maxUsers) || maxUsers < 1 || maxUsers > MAX_USERS_LIMIT)) {
     throw new TypeError(`maxUsers ${String(maxUsers)}: expected an integer from 1 to ${MAX_USERS_LIMIT}`);
   }
   return { name, account, origins, requireToken: input.requireToken === true, persistent: input.persistent === true, maxUsers };
+}
+
+/** Normalised allow-list: each entry checked by `normalizeOriginSpec`, duplicates dropped. Throws `TypeError`. */
+export function validateOrigins(origins: readonly string[]): string[] {
+  return [...new Set(origins.map((o) => normalizeOriginSpec(o)))];
 }
 
 function label(field: string, value: unknown): string {

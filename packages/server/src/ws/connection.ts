@@ -5,6 +5,7 @@
  */
 import type { WebSocket } from 'ws';
 import {
+  CloseCode,
   MessageType,
   PROTOCOL_VERSION,
   ProtocolError,
@@ -23,6 +24,9 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { verifyToken } from '../tokens.js';
 import type { JoinRequest } from '../rooms/peer.js';
+import { accessWithdrawn } from './key-guard.js';
+import type { GuardedConnection } from './key-guard.js';
+import { TokenLease } from './token-lease.js';
 
 export interface ConnectionLimits {
   /** P2: the first message must arrive within this long (10 s). */
@@ -55,8 +59,12 @@ export interface ConnectionContext {
   /** apiKey and docId of the upgrade URL; the Hello must repeat them. */
   apiKey: string;
   docId: string;
+  /** The key as read when the upgrade was authorised; replaced when the store reports a change (`keyChanged`). */
   key: KeyRecord;
   doc: DocKey;
+  /** `Origin` and `Host` headers of the upgrade request, re-checked when the key's origins change (S15). */
+  origin?: string | undefined;
+  host?: string | undefined;
   registry: RoomRegistry;
   /** The key's secret (unsealed) to verify tokens with, or `undefined` when the server does not have it. */
   secretFor: (apiKey: string) => Promise<string | undefined>;
@@ -79,7 +87,7 @@ const CLOSE_GRACE_MS = 2_000;
 
 let nextId = 1;
 
-export class Connection implements RoomPeer {
+export class Connection implements RoomPeer, GuardedConnection {
   readonly id = `c${nextId++}`;
   clientId = -1;
   /** WebSocket pings sent since the last sign of life (P12). */
@@ -97,6 +105,10 @@ export class Connection implements RoomPeer {
   private byteTokens: number;
   private updateTokens: number;
   private refilledAt = performance.now();
+  /** Whether the Hello carried a token; `undefined` until the Hello arrives. */
+  private presentedToken: boolean | undefined;
+  /** Ends the connection when its token expires (S16); set once the Hello's token is verified. */
+  private lease: TokenLease | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -117,6 +129,19 @@ export class Connection implements RoomPeer {
       this.fail('validation_error', `no Hello within ${ctx.limits.helloTimeoutMs / 1000} s`, 4408, false);
     }, ctx.limits.helloTimeoutMs);
     this.helloTimer.unref();
+  }
+
+  get apiKey(): string {
+    return this.ctx.apiKey;
+  }
+
+  /** The key changed in the store (S15): closes the connection when it may no longer use it. */
+  keyChanged(key: KeyRecord | undefined): void {
+    if (this.state === 'closed') return;
+    if (key) this.ctx.key = key;
+    const access = { origin: this.ctx.origin, host: this.ctx.host, token: this.presentedToken };
+    const withdrawn = accessWithdrawn(key, access);
+    if (withdrawn !== undefined) this.fail('validation_error', withdrawn);
   }
 
   get open(): boolean {
@@ -142,6 +167,7 @@ export class Connection implements RoomPeer {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.clearHelloTimer();
+    this.lease?.stop();
     this.queue.length = 0;
     if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) {
       this.ws.close(code, reason.slice(0, 120));
@@ -202,6 +228,10 @@ export class Connection implements RoomPeer {
       this.send({ type: MessageType.Pong });
       return;
     }
+    if (message.type === MessageType.Token) {
+      void this.onToken(message.token);
+      return;
+    }
     if (this.queue.length >= this.ctx.limits.maxQueuedMessages) {
       return this.fail('rate_limited', 'too many messages while the server was busy with this connection');
     }
@@ -236,6 +266,7 @@ export class Connection implements RoomPeer {
       return this.fail('validation_error', 'Hello apiKey/docId differ from the connection URL', 4400);
     }
     this.state = 'joining';
+    this.presentedToken = hello.token !== undefined;
     const request: JoinRequest = { user: hello.user, clientId: hello.clientId, permission: 'edit' };
     if (hello.epoch !== undefined) request.epoch = hello.epoch;
     if (hello.token !== undefined || this.ctx.key.requireToken) {
@@ -257,6 +288,7 @@ export class Connection implements RoomPeer {
         return this.fail(check.code, check.detail);
       }
       request.permission = check.grant.permission;
+      this.lease = new TokenLease(check.grant, secret, this.ctx.docId, (detail) => this.fail('validation_error', detail));
       // The token's identity wins over what the client claims (S4).
       if (check.grant.user !== undefined) request.user = check.grant.user;
     }
@@ -284,6 +316,29 @@ export class Connection implements RoomPeer {
     this.byteTokens = Math.min(this.byteTokens, Math.max(0, preAuthMaxBytes - this.preAuthBytes));
     this.refilledAt = performance.now();
     void this.drain();
+  }
+
+  /** A fresh token sent in-band (P2b): extends the connection's lease, or ends the connection when it is not valid. */
+  private async onToken(token: string): Promise<void> {
+    const lease = this.lease;
+    if (this.state !== 'joined' || !lease) {
+      return this.fail('validation_error', 'Token is accepted only on a joined connection that was opened with a token', 4400);
+    }
+    let result;
+    try {
+      result = await lease.renew(token);
+    } catch (error) {
+      this.ctx.log.error('checking a refreshed token', error);
+      return this.fail('server_error', 'the server cannot check tokens now; retry later');
+    }
+    if ((this.state as string) === 'closed' || result.ok) return;
+    if (result.permissionChanged) {
+      // The new permission is granted by rejoining: the client reconnects with its newest token (Welcome.permission).
+      this.close(CloseCode.ServiceRestart, 'token permission changed; reconnect');
+      return;
+    }
+    this.ctx.onAuthFailure?.();
+    this.fail(result.code, result.detail);
   }
 
   private async drain(): Promise<void> {
@@ -315,6 +370,7 @@ export class Connection implements RoomPeer {
     if (this.state !== 'closed') {
       this.state = 'closed';
       this.clearHelloTimer();
+      this.lease?.stop();
       this.queue.length = 0;
       this.leaveRoom();
     }

@@ -7,13 +7,15 @@ export interface TokenClaims {
   user?: string | Record<string, unknown>;
   /** Seconds from now until `exp` (negative: already expired). Default 600. */
   expiresIn?: number;
+  /** Seconds from now of `iat` (positive: issued in the future). Default 0. */
+  issuedIn?: number;
 }
 
 export async function mintToken(secret: string, claims: TokenClaims): Promise<string> {
-  const { expiresIn = 600, ...rest } = claims;
+  const { expiresIn = 600, issuedIn = 0, ...rest } = claims;
   return new SignJWT({ ...rest })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuedAt()
+    .setIssuedAt(Math.floor(Date.now() / 1000) + issuedIn)
     .setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn)
     .sign(new TextEncoder().encode(secret));
 }
