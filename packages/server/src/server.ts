@@ -243,7 +243,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       .then((decision) => {
         if (closing) return refuse(socket, 503);
         if (decision.kind === 'http') {
-          if (decision.status === 403) throttle.failed(address);
           return refuse(socket, decision.status);
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
