@@ -537,6 +537,9 @@ export class Session {
       this.bound = true;
       this.reapplyEdits();
     }
+    // Edits this client kept from before it was read-only (offline storage, a token that changed to `read`) will
+    // never be taken by the server: the editor shows the shared document instead (S17).
+    if (this.readOnly && this.tracker.pending > 0) this.revertToShared();
     this.goOnline();
   }
 
@@ -762,6 +765,13 @@ export class Session {
    * the awareness states, so peers see nothing of this.
    */
   private showShared(): void {
+    const refused = this.tracker.pending;
+    if (refused > 0) {
+      // Not one of them can be stored: they stop counting as pending (`saved` is true again). This connection has
+      // no unacked message left but its empty step2 reply, so the new tracker's empty count loses nothing.
+      this.tracker = new AckTracker();
+      this.report(new CoeditError('access_denied', `this connection is read-only: ${refused} unsaved edit(s) made before were discarded`, false));
+    }
     const shared = Y.encodeStateAsUpdate(this.confirmed.doc);
     const clientId = this.doc.clientID;
     const local = this.awareness.getLocalState();
@@ -780,6 +790,7 @@ export class Session {
     if (peerStates) applyAwarenessUpdate(this.awareness, peerStates, this);
     if (local !== null) this.awareness.setLocalState(local);
     this.opts.binding.bind(this.doc, this.awareness, this.undo);
+    if (refused > 0) this.emitStatus();
   }
 
   // ---- state and errors ----

@@ -86,6 +86,33 @@ test('[S17] a read-only view reverts its own changes at once and keeps showing t
   assert.equal(reader.session.getStatus().saved, true, 'a refused change is not a pending edit');
 });
 
+test('[S17] edits kept from before the connection became read-only are discarded: the editor shows the shared document', async (t) => {
+  const s = await boot();
+  const key = await s.createKey({ name: 'readonly-kept', requireToken: true });
+  const docId = 'readonly-kept';
+  const writer = peer(s.url, key.apiKey, docId, { initial: 'shared', token: await mintToken(key.secret, { docId, permission: 'edit' }) });
+  await writer.started;
+  const user = peer(s.url, key.apiKey, docId, { token: await mintToken(key.secret, { docId, permission: 'edit' }) });
+  t.after(async () => {
+    await user.session.stop();
+    await writer.session.stop();
+  });
+  await user.started;
+  // Offline, the user edits; before it reconnects, its token changes to a read-only one (all in one task: the
+  // backoff's reconnect must not run in between).
+  const readToken = await mintToken(key.secret, { docId, permission: 'read' });
+  user.session.networkLost();
+  user.editor.edit(6, 0, ' offline edit');
+  assert.equal(user.session.getStatus().pending, 1);
+  user.session.setToken(readToken);
+  user.session.retryNow();
+  await until('the read-only reconnect discarded the kept edit', () => user.editor.value === 'shared' && user.session.getStatus().saved);
+  assert.equal(user.session.permission, 'read');
+  assert.deepEqual(user.errors.map((e) => e.code).filter((c) => c !== 'connection_lost'), ['access_denied'], 'the discard is reported once');
+  writer.editor.edit(6, 0, ' more');
+  await until("the writer's edit arrives", () => user.editor.value === 'shared more');
+});
+
 test('[S11] a page from an origin outside the key allow-list: one fatal validation_error naming the origin, start() rejects, no retry', async (t) => {
   const s = await boot();
   const key = await s.createKey({ name: 'origin-core', origins: ['https://app.example'] });
