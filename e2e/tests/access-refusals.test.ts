@@ -55,6 +55,15 @@ const SCRIPTED_EDITS: Record<string, string> = {
   tinymce: `window.tiny.getBody().querySelector('p').append(' hacked')`,
 };
 
+/** The editor's own read-only mode (as in readonly.test.ts); a rebind must not lift it. */
+const READ_ONLY_CHECKS: Record<string, string> = {
+  textarea: `document.getElementById('editor').readOnly === true`,
+  quill: `window.quill.root.getAttribute('contenteditable') === 'false'`,
+  codemirror: `document.querySelector('.CodeMirror').CodeMirror.getOption('readOnly') === true`,
+  froala: `window.froala.edit.isDisabled() === true`,
+  tinymce: `window.tiny.mode.get() === 'readonly'`,
+};
+
 describe('refused access in the browser', () => {
   for (const driver of [textarea, codemirror, quill, froala, tinymce] as EditorDriver[]) {
     it(`${driver.name}: a reader's scripted edit is reverted at once; the reader shows the shared document (S17)`, { timeout: 90_000 }, async () => {
@@ -72,6 +81,8 @@ describe('refused access in the browser', () => {
           timeoutMs: 5_000,
           message: async () => `the reader's editor went back to the shared document; now ${JSON.stringify(await driver.text(reader.page))}`,
         });
+
+        assert.equal(await reader.page.evaluate(READ_ONLY_CHECKS[driver.name]!), true, 'the editor is still in its read-only mode');
 
         await driver.focusEnd(writer.page);
         await driver.type(writer.page, ' more');
