@@ -58,4 +58,17 @@ test('[D6] a join while Redis is frozen (SIGSTOP) fails with server_error / 4500
   assert.equal(closed.code, 4500, joiner.describe());
   assert.deepEqual(joiner.errors.map((e) => [e.code, e.fatal]), [['server_error', false]]);
   assert.ok(took <= 2_000, `the join failed after ${took} ms (D6: ≤ 2 s)`);
+
+  // A document this server has open needs no Redis to join.
+  const warm = new TestClient({ url: server.url, apiKey, docId: 'before' });
+  t.after(() => warm.close());
+  await warm.waitSynced();
+  assert.equal(warm.text.toString(), 'works');
+
+  // Redis back: the document that could not be opened opens.
+  redis.kill('SIGCONT');
+  const retry = new TestClient({ url: server.url, apiKey, docId: 'cold', seedText: 'seeded after all' });
+  t.after(() => retry.close());
+  await retry.waitSynced();
+  assert.equal(retry.text.toString(), 'seeded after all');
 });
