@@ -106,7 +106,9 @@ test('[S17] edits kept from before the connection became read-only are discarded
   assert.equal(user.session.getStatus().pending, 1);
   user.session.setToken(readToken);
   user.session.retryNow();
-  await until('the read-only reconnect discarded the kept edit', () => user.editor.value === 'shared' && user.session.getStatus().saved);
+  await until('the read-only reconnect discarded the kept edit', () => user.editor.value === 'shared' && user.session.getStatus().saved).catch((e: Error) => {
+    throw new Error(`${e.message}: ${JSON.stringify({ value: user.editor.value, status: user.session.getStatus(), permission: user.session.permission, errors: user.errors.map((x) => `${x.code}: ${x.detail}`) })}`);
+  });
   assert.equal(user.session.permission, 'read');
   assert.deepEqual(user.errors.map((e) => e.code).filter((c) => c !== 'connection_lost'), ['access_denied'], 'the discard is reported once');
   writer.editor.edit(6, 0, ' more');
