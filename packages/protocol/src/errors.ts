@@ -55,6 +55,8 @@ export const CloseCode = {
   ProtocolMismatch: 4426,
   /** Too many messages or bytes in a time window. */
   RateLimited: 4429,
+  /** The client's address already has `--max-connections-per-address` open connections (S19). Reconnect later. */
+  TooManyConnections: 4430,
   /** The server failed in a way the client cannot fix; retrying later may work. */
   ServerError: 4500,
 } as const;
@@ -100,6 +102,7 @@ export function errorCodeForClose(close: number): ErrorCode | undefined {
     case CloseCode.ProtocolMismatch:
       return 'protocol_mismatch';
     case CloseCode.RateLimited:
+    case CloseCode.TooManyConnections:
       return 'rate_limited';
     case CloseCode.ServerError:
       return 'server_error';
@@ -121,6 +124,8 @@ export const LIMIT_ERRORS = {
   helloDeadline: { code: 'validation_error', close: CloseCode.HelloTimeout },
   /** Updates, messages or bytes per second of a joined connection. */
   rate: { code: 'rate_limited', close: CloseCode.RateLimited },
+  /** Open connections per client address (`--max-connections-per-address`), refused at the upgrade. */
+  connectionsPerAddress: { code: 'rate_limited', close: CloseCode.TooManyConnections },
   /** Connections per document (`--max-users`). */
   usersPerDocument: { code: 'session_full', close: CloseCode.SessionFull },
   /** Document size (`--max-document-bytes`), checked before the update is applied. */

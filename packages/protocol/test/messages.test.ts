@@ -10,6 +10,7 @@ import {
   isUpdateBearing,
   errorCodeForClose,
   CloseCode,
+  LIMIT_ERRORS,
   SERVER_ERRORS,
   type Message,
 } from '../src/index.js';
@@ -88,6 +89,11 @@ test('close codes map back to error codes', () => {
   }
   assert.equal(errorCodeForClose(CloseCode.Unauthorized), 'validation_error');
   assert.equal(errorCodeForClose(CloseCode.HelloTimeout), 'connection_lost', 'a late Hello is retried, not fatal');
+  assert.equal(errorCodeForClose(CloseCode.TooManyConnections), 'rate_limited', 'too many connections from one address: back off');
+  for (const { code, close } of Object.values(LIMIT_ERRORS)) {
+    // A late Hello (4408) is the one limit a client retries as a connection problem (above).
+    if (close !== null && close !== CloseCode.HelloTimeout) assert.equal(errorCodeForClose(close), code, `limit close ${close}`);
+  }
   assert.equal(errorCodeForClose(1000), undefined);
   assert.equal(errorCodeForClose(CloseCode.ServiceRestart), undefined);
 });

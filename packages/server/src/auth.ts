@@ -1,8 +1,9 @@
 /**
  * Authorisation of `GET /v2/ws?apiKey=…&docId=…` upgrades (P1). Decides before any document byte is sent:
- * - `Origin` outside the key's allow-list → plain HTTP 403, never upgraded (S11);
- * - missing, unknown or revoked apiKey, or a bad docId → upgraded only to send `Error{validation_error}` and close,
- *   because a browser cannot read the HTTP status of a failed upgrade and the integrator must learn why.
+ * - missing, unknown or revoked apiKey, a bad docId, or an `Origin` outside the key's allow-list (S11) → upgraded
+ *   only to send `Error{validation_error}` and close, because a browser cannot read the HTTP status of a failed
+ *   upgrade: a page refused with HTTP 403 would only see a lost connection and retry forever, while the integrator
+ *   must learn why (the detail names the page's origin and how to allow it). Nothing of the document is sent.
  * Keys are read from the store on every upgrade (one indexed lookup), so keys created or revoked with the CLI while
  * the server runs take effect at the next connection; connections already open are re-checked when the store
  * reports the change (ws/key-guard.ts).
@@ -62,9 +63,8 @@ export async function authorizeUpgrade(req: IncomingMessage, store: Pick<Store, 
   if (!key) return unauthorized('unknown apiKey');
   if (key.revokedAt !== null) return unauthorized('this apiKey has been revoked');
 
-  if (!isOriginAllowed(req.headers.origin, key.origins, req.headers.host)) {
-    return { kind: 'http', status: 403, reason: 'Forbidden' };
-  }
+  const origin = req.headers.origin;
+  if (!isOriginAllowed(origin, key.origins, req.headers.host)) return unauthorized(originRefusal(origin ?? ''));
 
   const problem = docIds.length > 1 ? 'docId is given more than once' : docIdProblem(docIds[0]);
   if (problem !== undefined) {
@@ -72,4 +72,16 @@ export async function authorizeUpgrade(req: IncomingMessage, store: Pick<Store, 
   }
   const docId = docIds[0]!;
   return { kind: 'accept', apiKey, docId, key, doc: { account: key.account, docId }, origin: req.headers.origin, host: req.headers.host };
+}
+
+/**
+ * The detail of a refused `Origin` (S11): names the page's origin (quoted, at most 200 characters: the header is the
+ * client's) and the fix. The key's allow-list itself is not shown: it is the key owner's business, not the page's.
+ */
+export function originRefusal(origin: string): string {
+  const shown = JSON.stringify(origin.slice(0, 200));
+  return (
+    `this page's origin ${shown} is not allowed for this apiKey; ` +
+    `allow it with a key created with: wave-server keys create --name NAME --origin ${shown}`
+  );
 }

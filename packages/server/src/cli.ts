@@ -19,6 +19,7 @@ Usage:
                     [--max-users N] [--max-frame-bytes B] [--max-document-bytes B] [--max-updates-per-second N]
                     [--max-messages-per-second N]
                     [--max-bytes-per-second B] [--auth-failures-per-minute N]
+                    [--max-connections-per-address N] [--trust-proxy]
   wave-server keys create --name N [--account A] [--origin URL]... [--require-token] [--persistent]
                           [--max-users N] [--json] [--store URL] [--secret-key-file F]
   wave-server keys list [--json] [--store URL]
@@ -42,6 +43,9 @@ start:
   --max-messages-per-second N   per connection, any type, burst 2x, rate_limited / 4429 (default 500)
   --max-bytes-per-second B      per connection, burst 4x, rate_limited / 4429 (default 2097152)
   --auth-failures-per-minute N  per client address, then HTTP 429 (default 30)
+  --max-connections-per-address N  open WebSockets per client address, rate_limited / 4430 (default 1000)
+  --trust-proxy       behind a reverse proxy: the client address is the proxy's last Forwarded for= or
+                      X-Forwarded-For entry, not the socket's (env WAVE_TRUST_PROXY=1; default off)
   Creates an API key named "demo" (allowed origin: this server) when none exists.
 
 keys create:
@@ -84,6 +88,15 @@ function setting(flag: string | undefined, env: string, fallback: string): { val
   return { value: fallback, source: `--${envToFlag(env)}` };
 }
 
+/** A boolean flag, else its environment variable (`1`/`true`/`yes` or `0`/`false`/`no`), else false. */
+function flagOrEnv(flag: boolean | undefined, env: string): boolean {
+  if (flag !== undefined) return flag;
+  const fromEnv = (process.env[env] ?? '').trim().toLowerCase();
+  if (fromEnv === '' || fromEnv === '0' || fromEnv === 'false' || fromEnv === 'no') return false;
+  if (fromEnv === '1' || fromEnv === 'true' || fromEnv === 'yes') return true;
+  throw new UsageError(`${env}: expected 1, true, yes, 0, false or no, got ${JSON.stringify(process.env[env])}`);
+}
+
 function envToFlag(env: string): string {
   return ({ WAVE_HOST: 'host', WAVE_PORT: 'port', WAVE_STORE: 'store', WAVE_REDIS_URL: 'redis', WAVE_SESSION_GRACE: 'session-grace' } as Record<string, string>)[env] ?? env;
 }
@@ -119,6 +132,8 @@ async function start(args: string[]): Promise<number> {
     'max-updates-per-second': { type: 'string' },
     'max-bytes-per-second': { type: 'string' },
     'auth-failures-per-minute': { type: 'string' },
+    'max-connections-per-address': { type: 'string' },
+    'trust-proxy': { type: 'boolean' },
   });
   if (values.help) return help();
   const limits: Partial<ServerLimits> = {};
@@ -133,6 +148,8 @@ async function start(args: string[]): Promise<number> {
   limitFlag('max-updates-per-second', 'updatesPerSecond', 1, 1_000_000);
   limitFlag('max-bytes-per-second', 'bytesPerSecond', 1024, 1024 * 1024 * 1024);
   limitFlag('auth-failures-per-minute', 'authFailuresPerMinute', 1, 1_000_000);
+  limitFlag('max-connections-per-address', 'maxConnectionsPerAddress', 1, 10_000_000);
+  const trustProxy = flagOrEnv(values['trust-proxy'], 'WAVE_TRUST_PROXY');
   const host = setting(values.host, 'WAVE_HOST', '127.0.0.1').value;
   const portSetting = setting(values.port, 'WAVE_PORT', '8080');
   const port = integer(portSetting.value, portSetting.source, 0, 65535);
@@ -174,6 +191,7 @@ async function start(args: string[]): Promise<number> {
       sessionGraceSeconds: Number(graceSetting.value),
       secretKey: secretBox,
       limits,
+      trustProxy,
     });
   } catch (error) {
     await store.close();

@@ -19,6 +19,7 @@ import { DEFAULT_MAX_VALUE_DEPTH, valueDepth } from './rooms/depth-check.js';
 import type { RoomRegistry } from './rooms/registry.js';
 import type { SecretBox } from './secret-box.js';
 import type { AuthThrottle } from './throttle.js';
+import { clientAddress } from './client-address.js';
 import type { DocKey, KeyRecord, Store } from './store/types.js';
 
 export const REST_PREFIX = '/api/v2/docs/';
@@ -34,6 +35,8 @@ export interface RestOptions {
   secretBox: SecretBox;
   throttle: AuthThrottle;
   maxBodyBytes: number;
+  /** Read the client address of the auth-failure budget from proxy headers (`--trust-proxy`, client-address.ts). */
+  trustProxy?: boolean;
 }
 
 class HttpError extends Error {
@@ -46,7 +49,7 @@ class HttpError extends Error {
 }
 
 export async function handleRest(req: IncomingMessage, res: ServerResponse, url: URL, opts: RestOptions): Promise<void> {
-  const address = req.socket.remoteAddress ?? '';
+  const address = clientAddress(req, opts.trustProxy ?? false);
   try {
     if (opts.throttle.blocked(address)) throw new HttpError(429, 'too many failed authorisations; retry later');
     let docId: string;

@@ -7,9 +7,10 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
-import { CloseCode, MessageType, SERVER_ERRORS, encodeMessage } from 'wave-protocol';
+import { CloseCode, LIMIT_ERRORS, MessageType, SERVER_ERRORS, encodeMessage } from 'wave-protocol';
 import type { ServerErrorCode } from 'wave-protocol';
 import { authorizeUpgrade } from './auth.js';
+import { clientAddress } from './client-address.js';
 import type { UpgradeDecision } from './auth.js';
 import { createHttpHandler, resolvePaths } from './http.js';
 import type { StaticPaths } from './http.js';
@@ -61,6 +62,11 @@ export interface ServerLimits {
   maxTypeDepth: number;
   /** S1: failed authorisations per client address and minute; beyond it upgrades get HTTP 429. */
   authFailuresPerMinute: number;
+  /**
+   * S19: open WebSocket connections per client address; the next one is refused with `rate_limited` and close 4430.
+   * Generous because a company NAT or a proxy without `--trust-proxy` puts many users behind one address.
+   */
+  maxConnectionsPerAddress: number;
   /** Time for a client to send the upgrade request's headers (slow-trickle clients, S8). */
   headersTimeoutMs: number;
   /** P12: WebSocket ping period; a socket that misses two pings is terminated. */
@@ -102,6 +108,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   maxValueDepth: DEFAULT_MAX_VALUE_DEPTH,
   maxTypeDepth: DEFAULT_MAX_TYPE_DEPTH,
   authFailuresPerMinute: 30,
+  maxConnectionsPerAddress: 1_000,
   headersTimeoutMs: 10_000,
   heartbeatMs: 30_000,
   unloadDelayMs: 1_000,
@@ -135,6 +142,12 @@ export interface ServerOptions {
    * (`--secret-key-file`). Default: `secret.key` next to a SQLite store, else `./data/secret.key`.
    */
   secretKey?: SecretBox | string;
+  /**
+   * Take the client address of per-address budgets from the reverse proxy's `Forwarded` / `X-Forwarded-For`
+   * (client-address.ts) instead of the socket (`--trust-proxy`). Only behind a proxy that sets them: otherwise a
+   * client could name any address. Default false.
+   */
+  trustProxy?: boolean;
 }
 
 export interface RunningServer {
@@ -180,6 +193,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const metrics = new Metrics();
   const secretBox = resolveSecretBox(options.secretKey, options.store);
   const throttle = new AuthThrottle(limits.authFailuresPerMinute, 60_000);
+  const trustProxy = options.trustProxy ?? false;
   /** The key's secret for token checks; keys from before sealing get it sealed at their first REST call. */
   const secretFor = async (apiKey: string): Promise<string | undefined> => {
     const sealed = await store.findSealedSecret(apiKey);
@@ -215,7 +229,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     createHttpHandler({
       store,
       ...(fanout.shared ? { fanout } : {}),
-      docs: { registry, secretBox, throttle },
+      docs: { registry, secretBox, throttle, trustProxy },
       metrics: { registry: metrics, gauges: () => ({ connections: connections.size, documents: registry.size, pendingCommits: queue.pending, pendingPublishes: fanout.pending }) },
       paths: resolvePaths(options.paths),
       log,
@@ -230,6 +244,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     clientTracking: false,
   });
   const connections = new Set<Connection>();
+  /** Open connections per client address (S19). An address is removed when its count drops to zero. */
+  const perAddress = new Map<string, number>();
   /** Sockets upgraded only to be refused (P1); closed by themselves, terminated at shutdown. */
   const refusing = new Set<WebSocket>();
   let closing = false;
@@ -245,7 +261,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // A module-level no-op: an arrow made here would keep this handler's scope (the request) alive with the socket.
     socket.on('error', ignoreError);
     if (closing) return refuse(socket, 503);
-    const address = req.socket.remoteAddress ?? '';
+    const address = clientAddress(req, trustProxy);
     // S1: an address that failed authorisation too often is answered 429 before anything else is looked at.
     if (throttle.blocked(address)) return refuse(socket, 429);
     const keyGeneration = keyGuard.generation;
@@ -257,7 +273,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       .then((decision) => {
         if (closing) return refuse(socket, 503);
         if (decision.kind === 'http') {
-          if (decision.status === 403) throttle.failed(address);
           return refuse(socket, decision.status);
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
@@ -268,6 +283,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           }
           if (closing) {
             ws.close(CloseCode.ServiceRestart, 'server restarting');
+            return;
+          }
+          if ((perAddress.get(address) ?? 0) >= limits.maxConnectionsPerAddress) {
+            const { code, close } = LIMIT_ERRORS.connectionsPerAddress;
+            refuseSocket(ws, code, `this address already has ${limits.maxConnectionsPerAddress} open connections; close some or retry later`, close);
             return;
           }
           openConnection(ws, decision, address, keyGeneration);
@@ -296,11 +316,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       limits,
       log,
       metrics,
-      onClose: (c) => connections.delete(c),
+      onClose: (c) => {
+        if (!connections.delete(c)) return;
+        const left = (perAddress.get(address) ?? 1) - 1;
+        if (left > 0) perAddress.set(address, left);
+        else perAddress.delete(address);
+      },
       onAuthFailure: () => throttle.failed(address),
     });
     connections.add(connection);
     keyGuard.opened(connection, keyGeneration);
+    perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
   }
 
   function refuse(socket: Duplex, status: number): void {

@@ -88,9 +88,14 @@ describe('authorizeUpgrade', () => {
     assert.deepEqual(decision.kind === 'accept' && decision.doc, { account: 'acct', docId: 'x' });
   });
 
-  it('answers 403 without upgrading for a foreign origin', async () => {
+  it('refuses a foreign origin over the socket with 4401, naming the origin and the fix (S11)', async () => {
     const decision = await authorizeUpgrade(req('/v2/ws?apiKey=wk_good&docId=x', { origin: 'https://evil.example' }), store(key()));
-    assert.deepEqual(decision, { kind: 'http', status: 403, reason: 'Forbidden' });
+    assert.equal(decision.kind, 'refuse');
+    assert.equal(decision.kind === 'refuse' && decision.code, 'validation_error');
+    assert.equal(decision.kind === 'refuse' && decision.close, 4401);
+    const detail = decision.kind === 'refuse' ? decision.detail : '';
+    assert.match(detail, /"https:\/\/evil\.example" is not allowed/);
+    assert.match(detail, /wave-server keys create --name NAME --origin "https:\/\/evil\.example"/);
   });
 
   it('refuses missing, unknown and revoked keys over the socket with 4401', async () => {

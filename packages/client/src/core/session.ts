@@ -448,7 +448,8 @@ export class Session {
           this.sendUpdateBearing({
             type: MessageType.Sync,
             step: SyncStep.Step2,
-            update: Y.encodeStateAsUpdate(this.doc, message.stateVector),
+            // A read-only client has nothing the server would take (S17): its reply is empty, hence never refused.
+            update: this.readOnly ? EMPTY_UPDATE : Y.encodeStateAsUpdate(this.doc, message.stateVector),
           });
         } else {
           if (this.bound) this.opts.binding.flushLocal?.();
@@ -563,6 +564,9 @@ export class Session {
       this.bound = true;
       this.reapplyEdits();
     }
+    // Edits this client kept from before it was read-only (offline storage, a token that changed to `read`) will
+    // never be taken by the server: the editor shows the shared document instead (S17).
+    if (this.readOnly && this.tracker.pending > 0) this.revertToShared();
     this.goOnline();
   }
 
@@ -603,7 +607,7 @@ export class Session {
     this.backoff.reset();
     this.reportedOutage = false;
     // Local edits made between our step2 reply and now were sent by nobody: send them (duplicates are harmless).
-    if (this.tracker.hasUnsent() && this.serverStateVector) {
+    if (this.tracker.hasUnsent() && this.serverStateVector && !this.readOnly) {
       this.sendUpdateBearing({ type: MessageType.Sync, step: SyncStep.Update, update: Y.encodeStateAsUpdate(this.doc, this.serverStateVector) });
     }
     this.setState('online');
@@ -656,6 +660,13 @@ export class Session {
     if (origin === this || !tr.local) {
       this.confirmed.remote(update);
       this.opts.emit('content_changed', { source: 'remote' });
+      return;
+    }
+    if (this.readOnly) {
+      // S17: the server refuses every change of a read-only client, so none is sent or counted. One made in the
+      // editor (a script, an undo, forceSync …) is reverted at once: the editor is rebound to the shared document.
+      // Yjs' own formatting cleanup after a remote update is not a change of this user (every peer makes it).
+      if (!(origin === null && this.applyingRemote)) this.revertToShared();
       return;
     }
     this.tracker.localEdit();
@@ -748,6 +759,69 @@ export class Session {
     if (remote.length > 0) removeAwarenessStates(this.awareness, remote, 'connection-lost');
   }
 
+  // ---- read-only view (RELIABILITY.md S17) ----
+
+  /** The server granted only `read` on this connection. */
+  private get readOnly(): boolean {
+    return this.welcome?.permission === 'read';
+  }
+
+  /** A revert to the shared document is scheduled, or running (a bind that writes must not schedule another). */
+  private reverting = false;
+
+  /**
+   * Schedules `showShared` for the end of the current task: the editor's own transaction (the change being
+   * reverted) and its observers must finish before the doc they run on is replaced; nothing is drawn meanwhile.
+   */
+  private revertToShared(): void {
+    if (this.reverting || !this.bound) return;
+    this.reverting = true;
+    void Promise.resolve().then(() => {
+      try {
+        if (!this.stopped && this.bound && this.readOnly) this.showShared();
+      } finally {
+        this.reverting = false;
+      }
+    });
+  }
+
+  /**
+   * Replaces the doc, which holds a refused local change, with a new one holding exactly the server-confirmed
+   * state, and rebinds the editor to it, which then shows the shared document. Undoing the change inside the same
+   * doc would not do: Yjs cannot revive deleted items, an undo re-inserts copies, and a collaborator's later edits
+   * anchored inside the deleted text would then land elsewhere for this reader than for everyone else. The new doc
+   * keeps this client's id (presence is keyed by it on the server; the refused items were never sent anywhere) and
+   * the awareness states, so peers see nothing of this.
+   */
+  private showShared(): void {
+    const refused = this.tracker.pending;
+    if (refused > 0) {
+      // Not one of them can be stored: they stop counting as pending (`saved` is true again). This connection has
+      // no unacked message left but its empty step2 reply, so the new tracker's empty count loses nothing.
+      this.tracker = new AckTracker();
+      this.report(new CoeditError('access_denied', `this connection is read-only: ${refused} unsaved edit(s) made before were discarded`, false));
+    }
+    const shared = Y.encodeStateAsUpdate(this.confirmed.doc);
+    const clientId = this.doc.clientID;
+    const local = this.awareness.getLocalState();
+    const peers = [...this.awareness.getStates().keys()].filter((id) => id !== clientId);
+    const peerStates = peers.length > 0 ? encodeAwarenessUpdate(this.awareness, peers) : null;
+    this.opts.binding.unbind();
+    this.detachDoc();
+    this.doc = new Y.Doc();
+    this.doc.clientID = clientId;
+    this.awareness = new Awareness(this.doc);
+    this.awareness.setLocalState(null);
+    this.confirmed = this.newConfirmedState();
+    this.attachDoc();
+    if (this.epoch !== undefined) void this.opts.persistence?.reset(this.doc, this.confirmed.doc, this.epoch);
+    applyRemoteUpdate(this.doc, shared, this);
+    if (peerStates) applyAwarenessUpdate(this.awareness, peerStates, this);
+    if (local !== null) this.awareness.setLocalState(local);
+    this.opts.binding.bind(this.doc, this.awareness, this.undo);
+    if (refused > 0) this.emitStatus();
+  }
+
   // ---- state and errors ----
 
   private setState(state: SessionState): void {
@@ -820,6 +894,9 @@ export class Session {
     return this.welcome?.permission;
   }
 }
+
+/** A Yjs update (v1) with no structs and no deletions. */
+const EMPTY_UPDATE = new Uint8Array([0, 0]);
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

@@ -73,8 +73,10 @@ export class RedisFanout implements Fanout {
   async join(doc: DocKey): Promise<DocFeed> {
     if (this.closed) throw new Error('fan-out is closed');
     const key = streamKey(doc);
-    // Recorded before the caller loads the document: every entry after it is delivered (see types.ts).
-    const last = await this.commands.xrevrange(key, '+', '-', 'COUNT', 1);
+    // Recorded before the caller loads the document: every entry after it is delivered (see types.ts). Bounded: a
+    // Redis that accepts the command but never answers (frozen, a stalled link) must fail the join (4500, the
+    // client retries), not leave the client waiting silently (RELIABILITY.md D6: ≤ 2 s).
+    const last = await withDeadline(this.commands.xrevrange(key, '+', '-', 'COUNT', 1), JOIN_TIMEOUT_MS, 'reading the document stream');
     return new RedisFeed(this, doc, key, last[0]?.[0] ?? '0-0');
   }
 
@@ -223,4 +225,16 @@ function quietErrors(log: Logger): (error: Error) => void {
     if (now - last > 10_000) log.warn('Redis connection', error);
     last = now;
   };
+}
+
+/** Longest wait for Redis when a room joins its document's stream (D6: a join fails within 2 s). */
+const JOIN_TIMEOUT_MS = 1_500;
+
+/** `promise`, or a rejection naming `what` after `ms` (the command itself may still complete; its result is dropped). */
+function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer ${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }

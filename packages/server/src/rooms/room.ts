@@ -67,7 +67,10 @@ export interface RoomOptions {
 interface PeerState {
   identity: StampedPresence;
   permission: 'edit' | 'read';
-  /** A read-only peer was told once that its updates are refused. */
+  /**
+   * A read-only peer had a message refused (and was told so, once). Acks are cumulative (P9): any later ack would
+   * cover the refused message too, so from then on this peer gets no ack on this connection (RELIABILITY.md S17).
+   */
   toldReadOnly: boolean;
   /** Received step1 + step2 of the document; receives relayed updates and presence from now on. */
   synced: boolean;
@@ -421,7 +424,9 @@ export class Room implements SeedLeaseHost {
 
   private async handleSeed(peer: RoomPeer, state: PeerState, epoch: number, update: Uint8Array): Promise<void> {
     const n = ++state.received;
-    if (!this.lease.isHolder(peer) || epoch !== this.epoch || this.seeded || state.permission === 'read') {
+    // A read-only peer is never offered the lease (waitingPeers): its Seed is an edit, refused like one.
+    if (state.permission === 'read') return this.refuseReadOnly(peer, state);
+    if (!this.lease.isHolder(peer) || epoch !== this.epoch || this.seeded) {
       // P7: ignored, not stored, not relayed, but counted so the client's ack arithmetic stays simple.
       await this.queue.flush();
       this.ack(peer, n);
@@ -470,7 +475,7 @@ export class Room implements SeedLeaseHost {
    */
   private ack(peer: RoomPeer, count: number): void {
     const state = this.peers.get(peer);
-    if (!state || count <= state.acked || this.failed) return;
+    if (!state || state.toldReadOnly || count <= state.acked || this.failed) return;
     state.acked = count;
     if (state.ackQueued) return;
     state.ackQueued = true;

@@ -31,11 +31,14 @@ test('[P1] refused connections receive no document byte', async (t) => {
     }
   });
 
-  await t.test('a foreign Origin gets HTTP 403 and no upgrade', async () => {
+  await t.test('a foreign Origin gets only a fatal validation_error naming it (S11), no document byte', async () => {
     const client = new TestClient({ url: server.url, apiKey, docId: 'secret-doc', origin: 'http://evil.example' });
-    await assert.rejects(client.opened, /HTTP 403/);
-    assert.equal(client.httpStatus, 403);
-    assert.equal(client.frames.length, 0);
+    const closed = await client.waitClosed(5_000);
+    assert.equal(closed.code, 4401);
+    assert.deepEqual(client.frames.map((f) => f.message?.type), [MessageType.Error]);
+    assert.deepEqual(client.errors.map((e) => [e.code, e.fatal]), [['validation_error', true]]);
+    assert.match(client.errors[0]!.detail, /"http:\/\/evil\.example" is not allowed .* --origin "http:\/\/evil\.example"/);
+    assert.equal(client.text.toString(), '');
   });
 
   await t.test('the allowed Origin and a request without Origin are served', async () => {

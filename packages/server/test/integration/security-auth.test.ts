@@ -185,11 +185,11 @@ test('[S1][S2][S3][S4][S11][S13] tokens, permissions and identity', async (t) =>
     await Promise.all([alice.close(), bob.close()]);
   });
 
-  await t.test('S11: an Origin outside the allow-list gets HTTP 403 before 101', async () => {
+  await t.test('S11: an Origin outside the allow-list gets one fatal validation_error naming it (4401), 0 document bytes', async () => {
     const c = client({ docId: 'X', apiKey: open.apiKey, origin: 'http://evil.example' });
-    await assert.rejects(c.opened, /HTTP 403/);
-    assert.equal(c.httpStatus, 403);
-    assert.equal(c.frames.length, 0);
+    await assertRefused(c, 'validation_error', 4401);
+    assert.equal(c.errors[0]!.fatal, true);
+    assert.match(c.errors[0]!.detail, /"http:\/\/evil\.example" is not allowed for this apiKey.*keys create .*--origin "http:\/\/evil\.example"/);
   });
 
   await t.test('S13: server-only and reserved message types are dropped, never relayed, socket closed 4400', async () => {
