@@ -62,6 +62,8 @@ export interface RoomOptions {
   log: Logger;
   /** Called when the last peer left (the registry unloads the room after a delay). */
   onIdle: (room: Room) => void;
+  /** `ServerOptions.onAckSent`: called right after an `Ack` frame was handed to a peer's socket. */
+  onAckSent?: (doc: DocKey, count: number) => void;
 }
 
 interface PeerState {
@@ -111,17 +113,6 @@ const META_MAP = 'wave';
 
 /** Pause after a failed compaction: the commit queue already retries the store; compaction can wait. */
 const COMPACTION_RETRY_MS = 30_000;
-
-/**
- * TEST ONLY (RELIABILITY.md D2, packages/client/test/integration/reliability-d2.test.ts): with the environment
- * variable `WAVE_TEST_EXIT_AFTER_ACKS=N` the process exits (code 75) right after sending its N-th ack, to prove
- * that an acked update survives a crash at the worst moment. Unset, as in production, it does nothing.
- */
-const EXIT_AFTER_ACKS = Number(process.env['WAVE_TEST_EXIT_AFTER_ACKS'] ?? 0);
-let acksSent = 0;
-function exitAfterAckForTests(): void {
-  if (EXIT_AFTER_ACKS > 0 && ++acksSent >= EXIT_AFTER_ACKS) process.exit(75);
-}
 
 export class Room implements SeedLeaseHost {
   readonly doc = new Y.Doc();
@@ -478,7 +469,7 @@ export class Room implements SeedLeaseHost {
       state.ackQueued = false;
       if (this.peers.get(peer) === state && peer.open && !this.failed) {
         peer.send({ type: MessageType.Ack, count: state.acked });
-        exitAfterAckForTests();
+        this.opts.onAckSent?.(this.key, state.acked);
       }
     });
   }
