@@ -19,7 +19,8 @@
 import type * as Y from 'yjs';
 import { CoeditError, invalidConfig } from '../core/errors.js';
 import type { LocalUndo } from '../core/undo.js';
-import { TEXT_TYPE, type AdapterFactory, type EditorAdapter } from './types.js';
+import { TEXT_TYPE } from 'wave-protocol';
+import type { AdapterFactory, EditorAdapter } from './types.js';
 import { replaceText } from './replace.js';
 import { codemirrorPresence, type CodeMirrorForPresence } from '../presence/host-codemirror.js';
 import type { PresenceHost } from '../presence/types.js';

@@ -11,7 +11,7 @@
  * does not integrate (its missing dependencies are committed, so a reload from the store brings them).
  */
 import * as Y from 'yjs';
-import { MessageType, ProtocolError, SyncStep, encodeMessage, pickColor, sanitizeUser } from 'wave-protocol';
+import { META_MAP, META_REPLACED_KEY, MessageType, ProtocolError, SyncStep, encodeMessage, pickColor, sanitizeUser } from 'wave-protocol';
 import type { Message, StampedPresence } from 'wave-protocol';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { DocKey, Store } from '../store/types.js';
@@ -108,8 +108,6 @@ const SERVER_WRITE = Symbol('server write');
  */
 const RELAY_AS_SENT_FACTOR = 2;
 const RELAY_AS_SENT_SLACK = 1024;
-/** Shared map the clients read to clear their undo stacks after a forceSync (client core/session.ts). */
-const META_MAP = 'wave';
 
 /** Pause after a failed compaction: the commit queue already retries the store; compaction can wait. */
 const COMPACTION_RETRY_MS = 30_000;
@@ -502,7 +500,7 @@ export class Room implements SeedLeaseHost {
     try {
       this.doc.transact(() => {
         write(this.doc);
-        this.doc.getMap(META_MAP).set('replaced', `server:${Date.now()}`);
+        this.doc.getMap(META_MAP).set(META_REPLACED_KEY, `server:${Date.now()}`);
       }, SERVER_WRITE);
     } catch (error) {
       // The document may hold part of the replacement, unstored (D7).
