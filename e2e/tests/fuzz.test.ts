@@ -46,7 +46,7 @@ import { splitAround } from '../lib/words.ts';
 import '../lib/page-globals.ts';
 
 /**
- * Operations per user (issue 3: 300). 3 × 300 take 1–2 minutes per editor on a two-core machine (Chromium, three
+ * Operations per user (300 by default). 3 × 300 take 1–2 minutes per editor on a two-core machine (Chromium, three
  * pages and the server share it).
  */
 const FUZZ_OPS = Number(process.env.WAVE_FUZZ_OPS ?? 300);

@@ -388,7 +388,7 @@ export class Room implements SeedLeaseHost {
     }
   }
 
-  /** Issue #6 item 2: a read-only peer's change is not applied, stored, relayed or acked. */
+  /** S3: a read-only peer's change is not applied, stored, relayed or acked. */
   private refuseReadOnly(peer: RoomPeer, state: PeerState): void {
     this.opts.metrics.rejected('access_denied');
     if (state.toldReadOnly) return;

@@ -1,6 +1,5 @@
 /**
- * Checks a client's Yjs update against a room's document **before** it is applied (issue #6 item 4, RELIABILITY.md
- * S9). Yjs applies what it can and parks the rest as "pending" structs and deletes; a hostile or broken client
+ * Checks a client's Yjs update against a room's document **before** it is applied (RELIABILITY.md S9). Yjs applies what it can and parks the rest as "pending" structs and deletes; a hostile or broken client
  * could thereby get part of an update stored and relayed. So the update is decoded first (Yjs' own decoder, which
  * throws on truncated input) and every reference is checked to be known, either in the document or earlier in the
  * update itself. Anything that would not integrate cleanly is refused as a whole, and so is anything that would
