@@ -46,7 +46,7 @@ const REGRESSIONS: Array<{ seed: number; frames: number; what: string }> = [
   { seed: 1448782518, frames: 5_000, what: 'anchors naming no place their creator saw' },
 ];
 for (const { seed, frames, what } of REGRESSIONS) {
-  test(`[S9] regression seed ${seed}: ${what}`, { timeout: 600_000 }, (t) => mutatedFrames(t, seed, frames));
+  test(`[S9] seed ${seed}: ${what}`, { timeout: 600_000 }, (t) => mutatedFrames(t, seed, frames));
 }
 
 async function mutatedFrames(t: TestContext, seed: number, frames: number): Promise<void> {
