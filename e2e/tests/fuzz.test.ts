@@ -6,9 +6,10 @@
 //
 // The seed is printed; `WAVE_E2E_SEED=<seed>` replays the same choices (timing still varies: the pages run
 // concurrently). `WAVE_FUZZ_OPS` sets the operations per user (default 300). A failure prints the seed, each user's
-// last operations and what was recorded about the missing word. A seed worth keeping becomes a case of REGRESSION_SEEDS,
-// named by what it exercises. `npm test` (CI) replays the first named seed of each editor; `npm run test:long` and WAVE_FUZZ=1
-// replay them all and draw a fresh seed per editor (suite.ts, FRESH_FUZZ_SEEDS and laterSeedSkip).
+// last operations and what was recorded about the missing word. A seed worth keeping becomes a case of
+// REGRESSION_SEEDS, named by what it exercises. `npm test` (CI) replays the first named seed of each editor;
+// `npm run test:long` and WAVE_FUZZ=1 replay them all and draw a fresh seed per editor (suite.ts, FRESH_FUZZ_SEEDS
+// and laterSeedSkip).
 //
 // Words are unique random strings ("B" + serial + 4 random letters), so that what is left of two words after a
 // deletion never spells a third, and a word counts as present wherever its letters are, even run together with a
@@ -28,9 +29,9 @@
 // piece of it put back while the word was typed: a peer's typing may arrive in the same update), or when text some
 // undo/redo put back arrived at its author's caret, right after a letter, while the word was being typed, or landed
 // inside the whole word on some page then or just after (REGRESSION_SEEDS `undo-inside-joined-word`: a peer deletes
-// the spaces before a word being typed, her undo puts them back inside it, and a third user deletes the pieces). Anything
-// else missing fails, with each page's Y-level removals, reconnects and its author's key/delta/selection trace and
-// where the word's first letters are in the final text.
+// the spaces before a word being typed, her undo puts them back inside it, and a third user deletes the pieces).
+// Anything else missing fails, with each page's Y-level removals, reconnects and its author's key/delta/selection
+// trace and where the word's first letters are in the final text.
 //
 // Bisecting a failure: WAVE_FUZZ_ONLY=delete,paste,format,undo limits the operations (the others become typing);
 // WAVE_FUZZ_CHECK_SYNC=1 checks before every operation that each editor shows exactly its session's Y.Text.

@@ -4,8 +4,8 @@
  * `EXIT_AFTER_ACK_SERVER` (packages/server/test/helpers/exit-after-ack-server.ts), whose `onAckSent` hook exits the
  * process right after its first ack went to the socket. Each round: the client edits while the server is down; the
  * server starts on the same store and port; the client reconnects (`retryNow()`, the browser's `online` hint) and its
- * step2 carries the edit; the server commits, acks and exits. At the end a normal server starts on the same store and a fresh client must read every acked edit,
- * each exactly once.
+ * step2 carries the edit; the server commits, acks and exits. At the end a normal server starts on the same store
+ * and a fresh client must read every acked edit, each exactly once.
  *
  * Rounds: 100 with WAVE_LONG=1 (RELIABILITY.md); in CI as many as fit in D2_BUDGET_MS (a restart of the server
  * process costs ~0.4–1 s here; the number run is printed). `WAVE_D2_ROUNDS` overrides.
