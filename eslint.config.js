@@ -5,7 +5,9 @@
 //   - packages/richtext/src imports nothing but yjs (and its own files);
 //   - the client's core/ (the DOM-free session) imports nothing from the rest of the client (adapters, presence,
 //     persistence), nothing from the server and no editor or DOM binding. Its tsconfig has no DOM lib, so DOM
-//     globals are already type errors there.
+//     globals are already type errors there;
+//   - the client's presence/ imports nothing from adapters/: it declares what it needs from an editor
+//     (presence/types.ts, `PresenceHost`) and the adapters satisfy that interface.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
@@ -106,6 +108,22 @@ export default tseslint.config(
             { regex: '^\\.\\./', message: 'core/ is the DOM-free session: it imports nothing from the rest of the client (adapters, presence, persistence).' },
             { group: ['wave-server', 'wave-server/*', 'wave-client', 'wave-client/*'], message: 'core/ imports nothing from the server or the client\'s public entry.' },
             { group: EDITOR_AND_DOM_PACKAGES, message: 'core/ is editor-agnostic: editor bindings belong in adapters/.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/client/src/presence/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./adapters(/|$)',
+              message: 'presence/ owns its interface (presence/types.ts): adapters implement it; presence imports nothing from adapters/.',
+            },
           ],
         },
       ],

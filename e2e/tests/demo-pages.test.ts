@@ -94,7 +94,7 @@ describe('demo pages', () => {
       await withScene(browser, server, `${driver.name}-csp`, async (scene) => {
         const peer = await scene.open('Cora', driver, { doc: freshDocId('csp') });
         const csp = await peer.page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
-        // The textarea page also forbids inline styles (issue #4: presence works under style-src 'self'; the
+        // The textarea page also forbids inline styles (presence works under style-src 'self'; the
         // presence tests draw avatars, carets and pointers on it, and any violation is a console error).
         assert.equal(csp, driver.name === 'textarea' ? "script-src 'self'; style-src 'self'" : "script-src 'self'");
         assert.equal(await peer.page.evaluate(() => window.coedit!.getState()), 'online');

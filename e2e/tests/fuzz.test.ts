@@ -6,9 +6,10 @@
 //
 // The seed is printed; `WAVE_E2E_SEED=<seed>` replays the same choices (timing still varies: the pages run
 // concurrently). `WAVE_FUZZ_OPS` sets the operations per user (default 300). A failure prints the seed, each user's
-// last operations and what was recorded about the missing word. A seed that failed becomes a named regression case in
-// REGRESSION_SEEDS. `npm test` (CI) replays the first named seed of each editor; `npm run test:long` and WAVE_FUZZ=1
-// replay them all and draw a fresh seed per editor (suite.ts, FRESH_FUZZ_SEEDS and laterSeedSkip).
+// last operations and what was recorded about the missing word. A seed worth keeping becomes a case of
+// REGRESSION_SEEDS, named by what it exercises. `npm test` (CI) replays the first named seed of each editor;
+// `npm run test:long` and WAVE_FUZZ=1 replay them all and draw a fresh seed per editor (suite.ts, FRESH_FUZZ_SEEDS
+// and laterSeedSkip).
 //
 // Words are unique random strings ("B" + serial + 4 random letters), so that what is left of two words after a
 // deletion never spells a third, and a word counts as present wherever its letters are, even run together with a
@@ -27,10 +28,10 @@
 // apart, when the final text holds its letters around text some undo/redo put back (all of the gap, or a word-sized
 // piece of it put back while the word was typed: a peer's typing may arrive in the same update), or when text some
 // undo/redo put back arrived at its author's caret, right after a letter, while the word was being typed, or landed
-// inside the whole word on some page then or just after (seed 1301741232: a peer deleted the spaces before a word
-// being typed, her undo put them back inside it, and a third user deleted the pieces). Anything
-// else missing fails, with each page's Y-level removals, reconnects and its author's key/delta/selection trace and
-// where the word's first letters are in the final text.
+// inside the whole word on some page then or just after (REGRESSION_SEEDS `undo-inside-joined-word`: a peer deletes
+// the spaces before a word being typed, her undo puts them back inside it, and a third user deletes the pieces).
+// Anything else missing fails, with each page's Y-level removals, reconnects and its author's key/delta/selection
+// trace and where the word's first letters are in the final text.
 //
 // Bisecting a failure: WAVE_FUZZ_ONLY=delete,paste,format,undo limits the operations (the others become typing);
 // WAVE_FUZZ_CHECK_SYNC=1 checks before every operation that each editor shows exactly its session's Y.Text.
@@ -46,7 +47,7 @@ import { splitAround } from '../lib/words.ts';
 import '../lib/page-globals.ts';
 
 /**
- * Operations per user (issue 3: 300). 3 × 300 take 1–2 minutes per editor on a two-core machine (Chromium, three
+ * Operations per user (300 by default). 3 × 300 take 1–2 minutes per editor on a two-core machine (Chromium, three
  * pages and the server share it).
  */
 const FUZZ_OPS = Number(process.env.WAVE_FUZZ_OPS ?? 300);
@@ -66,15 +67,16 @@ const ONLY = process.env.WAVE_FUZZ_ONLY?.split(',');
 const CHECK_SYNC = Boolean(process.env.WAVE_FUZZ_CHECK_SYNC);
 /** Share of typing done key by key; the rest arrives as one input event per chunk. */
 const KEY_BY_KEY = 0.35;
-/** Seeds that once failed, replayed by name (`driver:seed`). */
+/** Pinned seeds, replayed by name (`driver:seed`), each named by the case it exercises. */
 const REGRESSION_SEEDS: ReadonlyArray<{ name: string; driver: string; seed: number }> = [
-  // A peer's undo restored text inside a word being typed (Yjs redoItem); reported as a lost word before the oracle knew.
+  // A peer's undo restores text inside a word being typed (Yjs redoItem): the word is split, not lost.
   { name: 'undo-splits-typed-word', driver: 'textarea', seed: 1731928388 },
-  // A peer deleted the spaces before a word being typed; her undo put them back inside it (Yjs redoItem), and a third
-  // user deleted the pieces: reported as a lost word before the oracle saw restored text land inside a word.
+  // A peer deletes the spaces before a word being typed; her undo puts them back inside it (Yjs redoItem), and a
+  // third user deletes the pieces: restored text landing inside a word splits it, it is not a lost word.
   { name: 'undo-inside-joined-word', driver: 'codemirror', seed: 1301741232 },
-  // A half-typed "Ca" run into the remnant "e." was deleted by a peer; recorded as "Cae".
+  // A half-typed "Ca" run into the remnant "e." is deleted by a peer: recorded as the removed piece "Cae".
   { name: 'half-typed-remnant', driver: 'codemirror', seed: 3922094342 },
+  // A peer's redo restores text inside a word being typed (Quill).
   { name: 'redo-splits-typed-word', driver: 'quill', seed: 4192334313 },
 ];
 

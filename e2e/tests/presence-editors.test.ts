@@ -1,4 +1,4 @@
-// Issue #4, presence, in every editor with three browser contexts: avatars (count, order, colours), remote carets
+// Presence in every editor, with three browser contexts: avatars (count, order, colours), remote carets
 // and selections that stay on their characters while others type above them, pointers that land on the same content
 // point in pages scrolled differently, and every option and show/hide method. Screenshots of each editor with three
 // users go to e2e/artifacts/presence/.
@@ -18,7 +18,7 @@ import '../lib/page-globals.ts';
 
 const TIMEOUT_MS = 240_000;
 const ARTIFACTS = join(REPO_ROOT, 'e2e', 'artifacts', 'presence');
-/** Issue #4: a remote caret is drawn within 4 px of the character it marks. */
+/** A remote caret is drawn within 4 px of the character it marks. */
 const PX = 4;
 
 /** Forty short lines; `charlie` (line 3) is the selected word, `r20z` is where the pointer goes. */
@@ -227,8 +227,8 @@ for (const { kind, driver } of EDITORS) {
     });
 
     it('a pointer in the blank part of the editor below a one-line text shows whole, label included', { timeout: TIMEOUT_MS }, async () => {
-      // Quill's root and TinyMCE's iframe body are only as tall as their text: pointers and labels below the first
-      // line were cut off (Quill) or never sent (TinyMCE, the mouse being over the frame's <html> there).
+      // Quill's root and TinyMCE's iframe body are only as tall as their text: below the first line a pointer must
+      // still be drawn whole (Quill clips to its root) and sent (TinyMCE: the mouse is over the frame's <html> there).
       await withScene(browser, server, `presence-blank-${kind}`, async (scene) => {
         const doc = freshDocId(`presence-blank-${kind}`);
         const ada = await scene.open('Ada Lovelace', driver, { doc, text: 'hello world' });

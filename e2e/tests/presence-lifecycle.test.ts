@@ -1,4 +1,4 @@
-// Issue #4 presence lifecycle: a user who leaves (tab closed, stop()) disappears from peers within 2 s; a silent
+// Presence lifecycle: a user who leaves (tab closed, stop()) disappears from peers within 2 s; a silent
 // one (RELIABILITY.md R5: tab frozen, its socket still open) within 30 s; no ghost avatars or carets afterwards.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -12,7 +12,7 @@ import { serverAndBrowser } from '../lib/suite.ts';
 import '../lib/page-globals.ts';
 
 const TIMEOUT_MS = 180_000;
-/** Issue #4 bars. */
+/** How soon peers stop showing a user who left, and one who went silent. */
 const LEAVE_MS = 2_000;
 const SILENT_MS = 30_000;
 

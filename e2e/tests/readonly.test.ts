@@ -1,4 +1,4 @@
-// Issue #6 item 2: a `read` token makes the editor read-only in the browser, emits `access_changed`, and what the
+// A `read` token makes the editor read-only in the browser, emits `access_changed`, and what the
 // reader types goes nowhere; the writer's edits still reach it. All five editor kinds.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Issue #26 item 2 end to end: a Froala and a TinyMCE user type markup and an ampersand; the REST API serves the
+// RELIABILITY.md S18 end to end: a Froala and a TinyMCE user type markup and an ampersand; the REST API serves the
 // document escaped (`format=html`, and `html` in `format=json`), and `format=text` keeps every line.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

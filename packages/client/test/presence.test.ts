@@ -1,4 +1,4 @@
-// DOM-free parts of the presence UI (issue #4): the publishing throttle and how a user is shown.
+// DOM-free parts of the presence UI: the publishing throttle and how a user is shown.
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import { PALETTE } from 'wave-protocol';

@@ -112,7 +112,7 @@ export function errorCodeForClose(close: number): ErrorCode | undefined {
 }
 
 /**
- * Every server limit (issue #6) and the named error code and close code it ends a connection with. The server's
+ * Every server limit and the named error code and close code it ends a connection with. The server's
  * README "Security" table gives their defaults and flags; this is the one place a client or a test reads them from.
  */
 export const LIMIT_ERRORS = {

@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as Y from 'yjs';
-import { parseJsonSafely } from 'wave-protocol';
+import { HTML_TYPE, TEXT_TYPE, parseJsonSafely } from 'wave-protocol';
 import { docIdProblem } from './auth.js';
 import { docLines, renderHtml } from 'wave-richtext';
 import { fragmentToHtml, fragmentToText } from './rest-render.js';
@@ -23,10 +23,6 @@ import { clientAddress } from './client-address.js';
 import type { DocKey, KeyRecord, Store } from './store/types.js';
 
 export const REST_PREFIX = '/api/v2/docs/';
-
-/** Shared type names the client adapters use (client adapters/types.ts TEXT_TYPE, adapters/html/ydoc.ts HTML_TYPE). */
-const TEXT_TYPE = 'text';
-const HTML_TYPE = 'html';
 
 /** Largest PUT body; a document is bounded by `maxDocumentBytes` anyway. */
 export interface RestOptions {

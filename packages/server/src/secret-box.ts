@@ -57,7 +57,7 @@ export function defaultSecretKeyFile(storeUrl: string): string {
  * Reads the master key file (64 hex characters or 44 base64 characters), creating it with 32 random bytes and mode
  * 0600 when it does not exist. Two processes creating it at once: each writes a private temporary file and links it
  * into place; `link` is atomic and fails with EEXIST for the loser, so nobody ever reads a half-written key (an
- * exclusive create alone made the file visible empty, and a second server starting at the same time read it so).
+ * exclusive create alone makes the file visible while still empty, to a second server starting at the same time).
  */
 export function loadSecretBox(file: string): SecretBox {
   const path = resolve(file);

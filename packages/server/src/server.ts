@@ -29,7 +29,7 @@ import { SqliteStore } from './store/sqlite.js';
 import { randomBytes } from 'node:crypto';
 import { CommitQueue } from './store/commit-queue.js';
 import { openStore } from './store/index.js';
-import type { Store } from './store/types.js';
+import type { DocKey, Store } from './store/types.js';
 import { Connection } from './ws/connection.js';
 import { KeyGuard } from './ws/key-guard.js';
 
@@ -148,6 +148,12 @@ export interface ServerOptions {
    * client could name any address. Default false.
    */
   trustProxy?: boolean;
+  /**
+   * Called right after an `Ack` frame (P9: the peer's first `count` update-bearing messages are committed) was handed
+   * to a peer's socket, with the document it belongs to. Synchronous; it runs on the ack path, so it must not throw
+   * or block. For instrumentation; RELIABILITY.md D2's test ends the process here, the worst moment to crash.
+   */
+  onAckSent?: (doc: DocKey, count: number) => void;
 }
 
 export interface RunningServer {
@@ -219,6 +225,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     fanout,
     metrics,
     log,
+    onAckSent: options.onAckSent,
   });
 
   let url = '';

@@ -54,8 +54,8 @@ describe('loadSecretBox', () => {
   });
 
   it(`${PROCESSES} processes creating the key at the same moment all get one complete key (${ROUNDS} rounds)`, async () => {
-    // Before the fix, the exclusive create made the file visible empty and a racing server failed with
-    // "expected a 32-byte key" (seen in CI's two-server test, which starts both servers at once).
+    // Two servers sharing a store start at the same moment: none may read the file while it is still empty (a
+    // bare exclusive create would expose it so, and the reader fails with "expected a 32-byte key").
     const race = join(dir, 'race');
     const startAt = Date.now() + 2_000; // after every child has loaded its modules
     const outputs = await Promise.all(Array.from({ length: PROCESSES }, () => sealInChild(race, startAt)));

@@ -9,7 +9,7 @@
  *
  * Local changes: y-codemirror 3.0.1 writes an operation with several changes (Enter with auto-indent, a multi-cursor
  * edit) as one diff of the whole text, which deletes and re-inserts the text between the changes: a peer's
- * concurrent edit there is lost, or the text doubles when two users do it at once (found by e2e/tests/fuzz.test.ts).
+ * concurrent edit there is lost, or the text doubles when two users do it at once (e2e/tests/fuzz.test.ts).
  * The adapter replaces that listener with one that replays each change at its own position.
  *
  * y-codemirror imports the `codemirror` package at its top level, which touches `navigator` and `document` when it
@@ -19,7 +19,8 @@
 import type * as Y from 'yjs';
 import { CoeditError, invalidConfig } from '../core/errors.js';
 import type { LocalUndo } from '../core/undo.js';
-import { TEXT_TYPE, type AdapterFactory, type EditorAdapter } from './types.js';
+import { TEXT_TYPE } from 'wave-protocol';
+import type { AdapterFactory, EditorAdapter } from './types.js';
 import { replaceText } from './replace.js';
 import { codemirrorPresence, type CodeMirrorForPresence } from '../presence/host-codemirror.js';
 import type { PresenceHost } from '../presence/types.js';

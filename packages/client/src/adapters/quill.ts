@@ -14,7 +14,8 @@ import { invalidConfig } from '../core/errors.js';
 import type { LocalUndo } from '../core/undo.js';
 import { caretAfterHistory, historyKey } from './history-keys.js';
 import { replaceDelta } from './replace.js';
-import { TEXT_TYPE, type AdapterFactory, type EditorAdapter } from './types.js';
+import { TEXT_TYPE } from 'wave-protocol';
+import type { AdapterFactory, EditorAdapter } from './types.js';
 import { quillPresence, type QuillForPresence } from '../presence/host-quill.js';
 import type { PresenceHost } from '../presence/types.js';
 

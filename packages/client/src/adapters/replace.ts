@@ -1,7 +1,7 @@
 /** Content writers for `forceSync(content)` (API.md): they empty the shared type and write the host's content. */
 import type * as Y from 'yjs';
 import { invalidConfig } from '../core/errors.js';
-import { TEXT_TYPE } from './types.js';
+import { TEXT_TYPE } from 'wave-protocol';
 
 /** For editors whose content is a plain string (text, B). Throws `invalid_config` for anything else. */
 export function replaceText(doc: Y.Doc, content: unknown, app: string): void {

@@ -15,7 +15,8 @@ import type { LocalUndo } from '../core/undo.js';
 import { caretAfterHistory, historyInput, historyKey, type HistoryAction } from './history-keys.js';
 import { replaceText } from './replace.js';
 import { diffAtCursor, mapIndex, type DeltaOp } from './text-diff.js';
-import { TEXT_TYPE, type AdapterFactory, type EditorAdapter } from './types.js';
+import { TEXT_TYPE } from 'wave-protocol';
+import type { AdapterFactory, EditorAdapter } from './types.js';
 import { textareaPresence } from '../presence/host-textarea.js';
 import type { PresenceHost } from '../presence/types.js';
 

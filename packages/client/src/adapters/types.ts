@@ -30,6 +30,3 @@ export interface EditorAdapter extends DocBinding {
 
 /** Creates the adapter for `editor`, or throws `CoeditError('invalid_config')` naming `editor` when it does not fit. */
 export type AdapterFactory = (editor: unknown) => EditorAdapter;
-
-/** Name of the shared `Y.Text` that plain-text and Delta-based editors (text, B, C) bind to. */
-export const TEXT_TYPE = 'text';

@@ -14,6 +14,8 @@ import {
   decodeMessage,
   encodeMessage,
   errorCodeForClose,
+  META_MAP,
+  META_REPLACED_KEY,
   type ErrorCode,
   type HelloPayload,
   type Message,
@@ -37,8 +39,6 @@ export const SEED_ORIGIN = Symbol('wave-seed');
 export const REAPPLY_ORIGIN = Symbol('wave-reapply');
 /** Transaction origin of `forceSync` (the host replaced the whole content); adapters show it like a remote edit. */
 export const REPLACE_ORIGIN = Symbol('wave-replace');
-/** Shared map of session metadata. Key `replaced`: changes on every forceSync, so every peer clears its undo stacks. */
-const META_MAP = 'wave';
 
 /** What an editor adapter offers the session: the document side only. */
 export interface DocBinding {
@@ -284,7 +284,7 @@ export class Session {
     }
     this.doc.transact(() => {
       write(this.doc);
-      this.doc.getMap(META_MAP).set('replaced', `${this.doc.clientID}:${Date.now()}`);
+      this.doc.getMap(META_MAP).set(META_REPLACED_KEY, `${this.doc.clientID}:${Date.now()}`);
     }, REPLACE_ORIGIN);
     this.undo.manager.clear();
     if (this.tracker.pending === 0) return;
@@ -696,7 +696,7 @@ export class Session {
 
   /** Another user's forceSync replaced the content: undoing into the old content would resurrect it. */
   private readonly onMetaChange = (event: Y.YMapEvent<unknown>): void => {
-    if (event.keysChanged.has('replaced') && !event.transaction.local) this.undo.manager.clear();
+    if (event.keysChanged.has(META_REPLACED_KEY) && !event.transaction.local) this.undo.manager.clear();
   };
 
   private readonly onAwarenessChange = (): void => {

@@ -1,6 +1,6 @@
 /**
  * A trailing-edge throttle: `schedule()` runs `run` at once when the last run is at least `interval()` ms old,
- * else once when that much time has passed. Presence traffic goes through it (issue #4: ≤ ~20 updates a second).
+ * else once when that much time has passed. Presence traffic goes through it (≤ ~20 updates a second, presence/ui.ts).
  */
 export class Throttle {
   private last = -Infinity;

@@ -4,7 +4,7 @@
  * coordinates (it measures them on demand), and the viewport clip hides what is scrolled away.
  */
 import type * as Y from 'yjs';
-import { TEXT_TYPE } from '../adapters/types.js';
+import { TEXT_TYPE } from 'wave-protocol';
 import { clientBox, intersect } from './geometry.js';
 import type { PresenceHost, Rect, RelSelection, SelectionRects } from './types.js';
 import { absoluteIndex, relativeAt } from './text-positions.js';

@@ -3,7 +3,7 @@
  * range per line over Quill's leaves (the technique of quill-cursors), so wrapped lines give one rectangle per line box.
  */
 import type * as Y from 'yjs';
-import { TEXT_TYPE } from '../adapters/types.js';
+import { TEXT_TYPE } from 'wave-protocol';
 import { clientBox, rangeRects } from './geometry.js';
 import type { PresenceHost, Rect, RelSelection, SelectionRects } from './types.js';
 import { absoluteIndex, relativeAt } from './text-positions.js';

@@ -4,7 +4,7 @@
  * selection rectangles, shifted by the textarea's position and scroll.
  */
 import * as Y from 'yjs';
-import { TEXT_TYPE } from '../adapters/types.js';
+import { TEXT_TYPE } from 'wave-protocol';
 import { caretRect, clientBox, rangeRects } from './geometry.js';
 import type { PresenceHost, Rect, RelSelection, SelectionRects } from './types.js';
 import { absoluteIndex, relativeAt } from './text-positions.js';

@@ -1,5 +1,5 @@
 /**
- * The presence UI of one session (issue #4): publishes the local caret and pointer (throttled) and draws everyone
+ * The presence UI of one session: publishes the local caret and pointer (throttled) and draws everyone
  * else's — avatars, carets, selections, pointers — over the editor. Editor specifics come from a `PresenceHost`.
  * A rendering error for one user is caught and logged; it never reaches editing (STYLE.md §10).
  */
@@ -28,7 +28,7 @@ export interface PresenceSession {
   readonly ydoc: Y.Doc;
 }
 
-/** Issue #4: at most ~20 caret/pointer updates a second per user … */
+/** At most ~20 caret/pointer updates a second per user … */
 const PUBLISH_MS = 50;
 /** … and fewer when nobody else is there to see them (the caret is still kept fresh for whoever joins). */
 const PUBLISH_ALONE_MS = 1_000;

@@ -1,8 +1,8 @@
 /**
  * P12 (heartbeat) for a client that is alone on its document for longer than the dead-socket timeout (35 s). It
- * keeps sending presence renewals, which the server does not echo: found by the benchmark (issue #8) — such a
- * client heard nothing, never pinged (it had "sent recently"), declared its healthy socket dead and reconnected
- * every ~40 s. It must ping when it has heard nothing, and stay on its one connection. Real server, real sockets;
+ * keeps sending presence renewals, which the server does not echo, so it hears nothing: a client that pinged only
+ * when it had not sent recently would declare its healthy socket dead and reconnect every ~40 s. It must ping when
+ * it has heard nothing, and stay on its one connection. Real server, real sockets;
  * runs ~45 s in real time (the timers are the production ones).
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Presence through the real server (issue #4): presence fields reach peers with the identity the server stamped,
+// Presence through the real server: presence fields reach peers with the identity the server stamped,
 // a client cannot change its identity through presence, and stop() removes the user from peers at once.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';

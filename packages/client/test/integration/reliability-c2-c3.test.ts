@@ -104,10 +104,10 @@ const C2_TIMEOUT_MS = 60_000 + C2_OPS * C2_OP_INTERVAL_MS * 3;
 
 test(`[C2] ${C2_TITLE}`, { timeout: C2_TIMEOUT_MS }, () => c2(testSeed('C2', 'WAVE_C2_SEED')));
 
-// A seed that once failed: quick refusals doubled the backoff window during a 3 s drop, and the client waited ~11 s
-// (converged 11.5 s after the last op; core/backoff.ts now bounds the window by the outage's length). Its backoff
-// draws are seeded, so it replays.
-test(`[C2] regression seed 668925912: ${C2_TITLE}`, { timeout: C2_TIMEOUT_MS }, () => c2(668925912));
+// A pinned seed whose 3 s drop meets quick refusals: each doubles the backoff window, so the client would wait ~11 s
+// for its next attempt unless the window is bounded by the outage's length (core/backoff.ts). Its backoff draws are
+// seeded, so it replays.
+test(`[C2] seed 668925912 (quick refusals during a 3 s drop): ${C2_TITLE}`, { timeout: C2_TIMEOUT_MS }, () => c2(668925912));
 
 /** One C2 run from `seed` (the ops, drop points, offline times and the clients' backoff draws). */
 async function c2(seed: number): Promise<void> {

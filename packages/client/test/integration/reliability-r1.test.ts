@@ -8,9 +8,9 @@
  * randomness is a seeded generator (Session option `random`), so a failing seed replays the same delays
  * (`WAVE_R1_SEED`). With full jitter the 20 % bar is a probability, not a certainty: simulating the Backoff
  * (500 ms doubling to 30 s, delay uniform in [0, window]) for 50 clients, more than 10 land in one 1 s window in
- * ~3 % of runs after a 20 s outage, ~0.3 % after 30 s and ~0.6 % after 60 s — hence 30 s in CI. Session 13 bounded
- * the window by twice the outage's length (core/backoff.ts); the same simulation (3,000 runs each) gives ~1.8 %,
- * ~0.4 % and ~0.6 %.
+ * ~3 % of runs after a 20 s outage, ~0.3 % after 30 s and ~0.6 % after 60 s — hence 30 s in CI. With the window
+ * bounded by twice the outage's length (core/backoff.ts) the same simulation (3,000 runs each) gives ~1.8 %, ~0.4 %
+ * and ~0.6 %.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -108,8 +108,8 @@ test(`[R1] ${CLIENTS} clients, server down ${DOWN_MS / 1000} s: backoff with jit
  * The same bar (a client's attempts at most 30 s apart) when the server is down in the other common way: the TCP
  * connection is accepted but the WebSocket upgrade is never answered (a frozen process — R4's SIGSTOP, after the
  * heartbeat dropped the old socket —, a proxy whose backend is gone, a half-dead host). The session must give the
- * attempt up and try again. Written as a failing test: the session used to wait forever in `connecting` (no
- * deadline for an attempt; the heartbeat only watched OPEN sockets), until `CONNECT_TIMEOUT_MS` in session.ts.
+ * attempt up and try again: the heartbeat watches only OPEN sockets, so an attempt needs its own deadline
+ * (`CONNECT_TIMEOUT_MS` in session.ts), or the session waits in `connecting` forever.
  */
 test('[R1][R4] an attempt the server never answers (TCP accepted, no upgrade response) is abandoned and retried ≤ 30 s later', { timeout: 60_000 }, async () => {
   const accepted: Socket[] = [];

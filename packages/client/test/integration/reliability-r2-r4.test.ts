@@ -173,8 +173,8 @@ test('[R4] server frozen with SIGSTOP (socket open, silent): dead socket detecte
   }
 });
 
-// Session 19: a browser's `WebSocket.close` throws for code 1001 (only 1000 and 3000–4999 may be sent), and the
-// session closed with it when the browser reported no network: an uncaught error, and the socket was never dropped.
+// A browser's `WebSocket.close` throws for any code but 1000 and 3000–4999 (1001 included): when the browser reports
+// no network, the session must close with a code it may send, or the error is uncaught and the socket never dropped.
 // The lab's sockets throw as a browser's does (helpers/util.ts `assertBrowserCloseCode`).
 test("the browser's offline event drops the socket at once, with a close code a browser may send, and the session comes back", { timeout: 60_000 }, async () => {
   const { srv, apiKey } = await server();

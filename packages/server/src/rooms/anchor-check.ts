@@ -4,9 +4,9 @@
  *
  * Yjs' conflict resolution (YATA) gives every replica the same order only for items whose creator saw `origin` and
  * `rightOrigin` side by side: every item a replica holds between them must be one the creator did not know yet. A
- * mutated update can break that (the S9 fuzz sent a `rightOrigin` to the left of its `origin`). Yjs still integrates
- * such an item, but where it lands then depends on the order in which a replica receives the updates: the server's
- * incremental document and a new client's (one state update) held the same characters in different orders.
+ * mutated update can break that (e.g. a `rightOrigin` to the left of its `origin`). Yjs still integrates such an
+ * item, but where it lands then depends on the order in which a replica receives the updates: the server's
+ * incremental document and a new client's (one state update) would hold the same characters in different orders.
  *
  * What the creator knew is bounded from below without trusting the update: all of its own earlier clocks, and every
  * clock up to `origin`, `rightOrigin` and the parent of each of their clients (a Yjs document holds a client's clocks

@@ -11,7 +11,7 @@
  * does not integrate (its missing dependencies are committed, so a reload from the store brings them).
  */
 import * as Y from 'yjs';
-import { MessageType, ProtocolError, SyncStep, encodeMessage, pickColor, sanitizeUser } from 'wave-protocol';
+import { META_MAP, META_REPLACED_KEY, MessageType, ProtocolError, SyncStep, encodeMessage, pickColor, sanitizeUser } from 'wave-protocol';
 import type { Message, StampedPresence } from 'wave-protocol';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { DocKey, Store } from '../store/types.js';
@@ -62,6 +62,8 @@ export interface RoomOptions {
   log: Logger;
   /** Called when the last peer left (the registry unloads the room after a delay). */
   onIdle: (room: Room) => void;
+  /** `ServerOptions.onAckSent`: called right after an `Ack` frame was handed to a peer's socket. */
+  onAckSent?: (doc: DocKey, count: number) => void;
 }
 
 interface PeerState {
@@ -109,22 +111,9 @@ const SERVER_WRITE = Symbol('server write');
  */
 const RELAY_AS_SENT_FACTOR = 2;
 const RELAY_AS_SENT_SLACK = 1024;
-/** Shared map the clients read to clear their undo stacks after a forceSync (client core/session.ts). */
-const META_MAP = 'wave';
 
 /** Pause after a failed compaction: the commit queue already retries the store; compaction can wait. */
 const COMPACTION_RETRY_MS = 30_000;
-
-/**
- * TEST ONLY (RELIABILITY.md D2, packages/client/test/integration/reliability-d2.test.ts): with the environment
- * variable `WAVE_TEST_EXIT_AFTER_ACKS=N` the process exits (code 75) right after sending its N-th ack, to prove
- * that an acked update survives a crash at the worst moment. Unset, as in production, it does nothing.
- */
-const EXIT_AFTER_ACKS = Number(process.env['WAVE_TEST_EXIT_AFTER_ACKS'] ?? 0);
-let acksSent = 0;
-function exitAfterAckForTests(): void {
-  if (EXIT_AFTER_ACKS > 0 && ++acksSent >= EXIT_AFTER_ACKS) process.exit(75);
-}
 
 export class Room implements SeedLeaseHost {
   readonly doc = new Y.Doc();
@@ -402,7 +391,7 @@ export class Room implements SeedLeaseHost {
     }
   }
 
-  /** Issue #6 item 2: a read-only peer's change is not applied, stored, relayed or acked. */
+  /** S3: a read-only peer's change is not applied, stored, relayed or acked. */
   private refuseReadOnly(peer: RoomPeer, state: PeerState): void {
     this.opts.metrics.rejected('access_denied');
     if (state.toldReadOnly) return;
@@ -483,7 +472,7 @@ export class Room implements SeedLeaseHost {
       state.ackQueued = false;
       if (this.peers.get(peer) === state && peer.open && !this.failed) {
         peer.send({ type: MessageType.Ack, count: state.acked });
-        exitAfterAckForTests();
+        this.opts.onAckSent?.(this.key, state.acked);
       }
     });
   }
@@ -516,7 +505,7 @@ export class Room implements SeedLeaseHost {
     try {
       this.doc.transact(() => {
         write(this.doc);
-        this.doc.getMap(META_MAP).set('replaced', `server:${Date.now()}`);
+        this.doc.getMap(META_MAP).set(META_REPLACED_KEY, `server:${Date.now()}`);
       }, SERVER_WRITE);
     } catch (error) {
       // The document may hold part of the replacement, unstored (D7).

@@ -1,11 +1,11 @@
 /**
- * Checks a client's Yjs update against a room's document **before** it is applied (issue #6 item 4, RELIABILITY.md
- * S9). Yjs applies what it can and parks the rest as "pending" structs and deletes; a hostile or broken client
- * could thereby get part of an update stored and relayed. So the update is decoded first (Yjs' own decoder, which
- * throws on truncated input) and every reference is checked to be known, either in the document or earlier in the
- * update itself. Anything that would not integrate cleanly is refused as a whole, and so is anything that would
- * integrate but break the document later (RELIABILITY.md D7): bytes after the update's end, JSON-like values or
- * shared types nested past the limits of depth-check.ts.
+ * Checks a client's Yjs update against a room's document **before** it is applied (RELIABILITY.md S9). Yjs applies
+ * what it can and parks the rest as "pending" structs and deletes; a hostile or broken client could thereby get part
+ * of an update stored and relayed. So the update is decoded first (Yjs' own decoder, which throws on truncated input)
+ * and every reference is checked to be known, either in the document or earlier in the update itself. Anything that
+ * would not integrate cleanly is refused as a whole, and so is anything that would integrate but break the document
+ * later (RELIABILITY.md D7): bytes after the update's end, JSON-like values or shared types nested past the limits
+ * of depth-check.ts.
  *
  * Work is bounded by the update's size (≤ the frame limit) plus `maxStructs`, which caps the integration cost of one
  * message so that the event loop stays responsive (≤ 50 ms per message on this class of machine).

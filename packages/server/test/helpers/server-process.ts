@@ -16,6 +16,10 @@ const execFileAsync = promisify(execFile);
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 export const CLI = join(REPO_ROOT, 'packages', 'server', 'dist', 'cli.js');
+/** A server entry that exits right after its first ack (RELIABILITY.md D2); see the file. Run with `entry`. */
+export const EXIT_AFTER_ACK_SERVER = join(REPO_ROOT, 'packages', 'server', 'test', 'helpers', 'exit-after-ack-server.ts');
+/** Exit code of `EXIT_AFTER_ACK_SERVER` after its ack (not one Node or the CLI uses: 1, 2, 12–13, 128+signal). */
+export const EXIT_AFTER_ACK_CODE = 75;
 
 /** A cold start of Node + better-sqlite3 takes < 1 s here; 15 s only guards against a hung start. */
 const START_TIMEOUT_MS = 15_000;
@@ -41,6 +45,11 @@ export interface ServerProcessOptions {
   redis?: string;
   /** `--port`; default 0 (any free port). A restart on the same port lets clients reconnect to the same URL. */
   port?: number;
+  /**
+   * A TypeScript entry run (under tsx) instead of `cli.js start`, with the same `--host`, `--port`, `--store` flags
+   * and the same `listening on` line: a test's own server wrapper such as `EXIT_AFTER_ACK_SERVER`. Default the CLI.
+   */
+  entry?: string;
 }
 
 export class ServerProcess {
@@ -80,7 +89,8 @@ export class ServerProcess {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npx tsc -b packages/protocol packages/server" first`);
     const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'wave-it-')));
     const store = options.store ?? `sqlite:${join(dir, 'wave.db')}`;
-    const args = [CLI, 'start', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--store', store];
+    const command = options.entry === undefined ? [CLI, 'start'] : ['--import', 'tsx', options.entry];
+    const args = [...command, '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--store', store];
     if (options.redis !== undefined) args.push('--redis', options.redis);
     if (options.sessionGrace !== undefined) args.push('--session-grace', String(options.sessionGrace));
     args.push(...(options.extraArgs ?? []));
@@ -146,10 +156,10 @@ export class ServerProcess {
     return this.exit;
   }
 
-  /** Starts a new server process on the same store (after this one exited). */
-  async restart(): Promise<ServerProcess> {
+  /** Starts a new server process on the same store (after this one exited), with `changes` to this one's options. */
+  async restart(changes: Omit<ServerProcessOptions, 'dir'> = {}): Promise<ServerProcess> {
     if (!this.exited) await this.kill('SIGKILL');
-    return ServerProcess.start({ ...this.options, dir: this.dir });
+    return ServerProcess.start({ ...this.options, ...changes, dir: this.dir });
   }
 
   /** Runs the CLI against this server's store. */

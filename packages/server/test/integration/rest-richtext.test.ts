@@ -1,5 +1,5 @@
 /**
- * REST views of rich-text documents (the `Y.XmlFragment('html')` of Froala and TinyMCE), issue #26 items 2 and 3:
+ * REST views of rich-text documents (the `Y.XmlFragment('html')` of Froala and TinyMCE), RELIABILITY.md S18:
  * every text node and attribute value is escaped, only schema markup is written, `format=text` keeps every line,
  * and a tree of any depth the server accepted renders.
  */
@@ -34,7 +34,7 @@ async function views(base: string, apiKey: string, secret: string, docId: string
   };
 }
 
-test('[issue 26 item 2] typed markup and ampersands come out escaped in format=html and json, and format=text keeps every line', async (t) => {
+test('[S18] typed markup and ampersands come out escaped in format=html and json, and format=text keeps every line', async (t) => {
   const server = await ServerProcess.start();
   t.after(() => server.cleanup());
   const { apiKey, secret } = await server.createKey({ name: 'escape' });
@@ -51,7 +51,7 @@ test('[issue 26 item 2] typed markup and ampersands come out escaped in format=h
   assert.equal(json['text'], text);
 });
 
-test('[issue 26 item 2] markup a hostile client writes into the tree is never served live: no script, handler or script URL; attribute values escaped', async (t) => {
+test('[S18] markup a hostile client writes into the tree is never served live: no script, handler or script URL; attribute values escaped', async (t) => {
   const server = await ServerProcess.start();
   t.after(() => server.cleanup());
   const { apiKey, secret } = await server.createKey({ name: 'hostile' });
@@ -91,7 +91,7 @@ test('[issue 26 item 2] markup a hostile client writes into the tree is never se
   assert.equal(text, 'bad linkgood link\nend\nalert(6)odd name');
 });
 
-test('[issue 26 item 3] REST renders a tree of any depth the server accepted (15,000 nested elements): no 500', async (t) => {
+test('[S18] REST renders a tree of any depth the server accepted (15,000 nested elements): no 500', async (t) => {
   // The type-depth limit raised out of the way: the rendering, not the check, is under test.
   const server = await startInProcess({ limits: { maxTypeDepth: 1_000_000 } });
   t.after(() => server.cleanup());

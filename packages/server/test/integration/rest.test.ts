@@ -1,4 +1,4 @@
-/** REST `/api/v2/docs/:docId` (issue #6 item 6) against the real server process: secret-only, text/HTML/JSON, PUT, DELETE. */
+/** REST `/api/v2/docs/:docId` against the real server process: secret-only, text/HTML/JSON, PUT, DELETE. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ServerProcess } from '../helpers/server-process.js';

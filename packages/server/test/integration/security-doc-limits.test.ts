@@ -1,4 +1,4 @@
-/** Issue #6 item 3: users per document (`--max-users`) and document size (`--max-document-bytes`), by exact code. */
+/** Limits per document: users (`--max-users`) and document size (`--max-document-bytes`), by exact code. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ServerProcess } from '../helpers/server-process.js';

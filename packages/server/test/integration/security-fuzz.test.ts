@@ -37,16 +37,16 @@ function mulberry32(seed: number): () => number {
 test(`[S9][S10] ${FRAMES} mutated sync/awareness frames (seed ${SEED})`, { timeout: 600_000 }, (t) => mutatedFrames(t, SEED, FRAMES));
 
 /**
- * Failing seeds of the test above, replayed. Each frame's content depends only on the seed; which connection sends
- * it depends on timing, so a replay is close to, not identical with, the run that failed.
+ * Pinned seeds of the test above, named by what they send. Each frame's content depends only on the seed; which
+ * connection sends it depends on timing, so two runs of one seed are close, not identical.
  */
 const REGRESSIONS: Array<{ seed: number; frames: number; what: string }> = [
-  // A frame whose rightOrigin lay left of its origin: the stored document and a new client's copy held the same
-  // characters in different orders (rooms/anchor-check.ts).
+  // Includes a frame whose rightOrigin lies left of its origin: unless refused, the stored document and a new
+  // client's copy would hold the same characters in different orders (rooms/anchor-check.ts).
   { seed: 1448782518, frames: 5_000, what: 'anchors naming no place their creator saw' },
 ];
 for (const { seed, frames, what } of REGRESSIONS) {
-  test(`[S9] regression seed ${seed}: ${what}`, { timeout: 600_000 }, (t) => mutatedFrames(t, seed, frames));
+  test(`[S9] seed ${seed}: ${what}`, { timeout: 600_000 }, (t) => mutatedFrames(t, seed, frames));
 }
 
 async function mutatedFrames(t: TestContext, seed: number, frames: number): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Issue #26 items 1, 3 and 10 against the real server process (RELIABILITY.md D7): an update whose JSON-like value
+ * RELIABILITY.md D7 and S19 against the real server process: an update whose JSON-like value
  * or element tree is nested past the limits (rooms/depth-check.ts), or that has bytes after its end, is refused
  * (4400) before it touches the document: not relayed, not acked, not stored, and the document keeps saving,
  * relaying and acking honest edits, across a restart too.
@@ -92,7 +92,7 @@ test('[D7] an element tree nested 3,000 deep is refused (4400); one at an editor
   await Promise.all([owner.close(), watcher.close()]);
 });
 
-test('[issue 26 item 10] an update followed by trailing bytes is refused (4400), not relayed, acked or stored', async (t) => {
+test('[S19] an update followed by trailing bytes is refused (4400), not relayed, acked or stored', async (t) => {
   const server = await ServerProcess.start();
   t.after(() => server.cleanup());
   const { apiKey } = await server.createKey({ name: 'trailing' });

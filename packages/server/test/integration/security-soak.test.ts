@@ -78,7 +78,7 @@ test(`[S14] ${CYCLES} connect/edit/disconnect cycles over ${DOCS} documents: mem
   assert.ok(heapGrowth <= 0.1, `heap after GC grew ${(heapGrowth * 100).toFixed(1)} % (bar ≤ 10 %)`);
   // RELIABILITY S14's bar is on RSS over the long form (10,000 cycles after a 1,000-cycle warm-up). In the short form
   // RSS has not reached its steady state: SQLite's page cache and the allocator's arenas still grow with the store
-  // (seen: heap 11.5 → 12.2 MB while RSS went 100 → 113 MB). The short form bounds RSS loosely, the heap tightly.
+  // (heap ~11.5 → 12.2 MB while RSS goes ~100 → 113 MB here). The short form bounds RSS loosely, the heap tightly.
   const rssBar = LONG ? 0.1 : 0.25;
   assert.ok(growth <= rssBar, `RSS grew ${(growth * 100).toFixed(1)} % (bar ≤ ${rssBar * 100} %)`);
 });
