@@ -816,6 +816,10 @@ export class Session {
     this.attachDoc();
     if (this.epoch !== undefined) void this.opts.persistence?.reset(this.doc, this.confirmed.doc, this.epoch);
     applyRemoteUpdate(this.doc, shared, this);
+    // Yjs gives a doc a new client id when a remote update carries structs of its own id (it takes them for another
+    // client's). Here they are this client's own confirmed edits (from before it was read-only): the id stays, and
+    // its next edit continues after them.
+    this.doc.clientID = clientId;
     if (peerStates) applyAwarenessUpdate(this.awareness, peerStates, this);
     if (local !== null) this.awareness.setLocalState(local);
     this.opts.binding.bind(this.doc, this.awareness, this.undo);

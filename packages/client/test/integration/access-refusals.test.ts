@@ -115,6 +115,34 @@ test('[S17] edits kept from before the connection became read-only are discarded
   await until("the writer's edit arrives", () => user.editor.value === 'shared more');
 });
 
+test('[S17] a writer that becomes read-only keeps its client id when a refused change is reverted, its own saved edits included', async (t) => {
+  const s = await boot();
+  const key = await s.createKey({ name: 'readonly-own-edits', requireToken: true });
+  const docId = 'readonly-own-edits';
+  const writer = peer(s.url, key.apiKey, docId, { initial: 'shared', token: await mintToken(key.secret, { docId, permission: 'edit' }) });
+  await writer.started;
+  const user = peer(s.url, key.apiKey, docId, { token: await mintToken(key.secret, { docId, permission: 'edit' }) });
+  t.after(async () => {
+    await user.session.stop();
+    await writer.session.stop();
+  });
+  await user.started;
+  user.editor.edit(6, 0, ' saved');
+  await until("the user's edit is saved", () => user.session.getStatus().saved && writer.editor.value === 'shared saved');
+  const self = (): number => user.session.getUsers().filter((u) => u.self).length;
+  assert.equal(self(), 1);
+  // The shared document now holds structs of the user's own client id; the user rejoins read-only.
+  user.session.networkLost();
+  user.session.setToken(await mintToken(key.secret, { docId, permission: 'read' }));
+  user.session.retryNow();
+  await until('the user is read-only', () => user.session.permission === 'read' && user.session.getStatus().state === 'online');
+  user.editor.edit(0, 0, 'script ');
+  await until('the refused change is reverted', () => user.editor.value === 'shared saved');
+  assert.equal(self(), 1, 'the session still knows itself among the users (its doc kept its client id)');
+  writer.editor.edit(0, 0, 'more ');
+  await until("the writer's edit arrives", () => user.editor.value === 'more shared saved');
+});
+
 test('[S11] a page from an origin outside the key allow-list: one fatal validation_error naming the origin, start() rejects, no retry', async (t) => {
   const s = await boot();
   const key = await s.createKey({ name: 'origin-core', origins: ['https://app.example'] });
