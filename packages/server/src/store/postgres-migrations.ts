@@ -89,6 +89,86 @@ $$;
     // Keys created before have NULL and get it sealed the first time their secret is presented to the REST API.
     sql: `ALTER TABLE keys ADD COLUMN secret_sealed BYTEA;`,
   },
+  {
+    version: 4,
+    name: 'webhook outbox and change feed',
+    // change_cursor is one row: every transaction that records a change updates it, holding its lock until
+    // commit, so cursors become visible in increasing order and a reader that saw cursor N never later finds a
+    // smaller one (the pull feed never skips). Appends lock their documents' session rows first, then this row.
+    // wave_record_change runs inside the transaction of the change (appendUpdates, commitSeed, deleteDocument).
+    sql: `
+CREATE TABLE webhook_endpoints (
+  id            TEXT PRIMARY KEY,
+  api_key       TEXT NOT NULL,
+  url           TEXT NOT NULL,
+  events        TEXT[] NOT NULL,
+  secret_sealed BYTEA NOT NULL,
+  created_at    BIGINT NOT NULL,
+  n             BIGSERIAL
+);
+CREATE TABLE change_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL);
+INSERT INTO change_cursor VALUES (1, 0);
+CREATE TABLE doc_changes (
+  account    TEXT NOT NULL,
+  doc_id     TEXT NOT NULL,
+  epoch      INTEGER NOT NULL,
+  version    BIGINT NOT NULL,
+  cursor     BIGINT NOT NULL,
+  deleted    BOOLEAN NOT NULL,
+  changed_at BIGINT NOT NULL,
+  PRIMARY KEY (account, doc_id)
+);
+CREATE INDEX doc_changes_by_cursor ON doc_changes (account, cursor);
+CREATE TABLE webhook_outbox (
+  seq             BIGSERIAL PRIMARY KEY,
+  id              TEXT NOT NULL UNIQUE,
+  endpoint_id     TEXT NOT NULL,
+  type            TEXT NOT NULL,
+  account         TEXT NOT NULL,
+  doc_id          TEXT NOT NULL,
+  payload         TEXT,
+  created_at      BIGINT NOT NULL,
+  first_change_at BIGINT NOT NULL,
+  last_change_at  BIGINT NOT NULL,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  round_start     INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL,
+  state           TEXT NOT NULL,
+  lease_holder    TEXT,
+  lease_expires   BIGINT,
+  last_error      TEXT,
+  delivered_at    BIGINT
+);
+CREATE UNIQUE INDEX outbox_open_change ON webhook_outbox (endpoint_id, account, doc_id)
+  WHERE type = 'doc.changed' AND state = 'pending' AND attempts = 0 AND lease_holder IS NULL;
+CREATE INDEX outbox_by_state ON webhook_outbox (state, next_attempt_at);
+CREATE FUNCTION wave_record_change(p_account TEXT, p_doc_id TEXT, p_epoch INTEGER, p_deleted BOOLEAN, p_now BIGINT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+  c BIGINT;
+BEGIN
+  UPDATE change_cursor SET value = value + 1 WHERE id = 1 RETURNING value INTO c;
+  INSERT INTO doc_changes (account, doc_id, epoch, version, cursor, deleted, changed_at)
+  VALUES (p_account, p_doc_id, p_epoch, 1, c, p_deleted, p_now)
+  ON CONFLICT (account, doc_id) DO UPDATE SET epoch = EXCLUDED.epoch, version = doc_changes.version + 1,
+    cursor = EXCLUDED.cursor, deleted = EXCLUDED.deleted, changed_at = EXCLUDED.changed_at;
+  IF p_deleted THEN
+    INSERT INTO webhook_outbox (id, endpoint_id, type, account, doc_id, created_at, first_change_at, last_change_at, next_attempt_at, state)
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, 'doc.deleted', p_account, p_doc_id, p_now, p_now, p_now, p_now, 'pending'
+    FROM webhook_endpoints e JOIN keys k ON k.api_key = e.api_key
+    WHERE k.account = p_account AND k.revoked_at IS NULL AND 'doc.deleted' = ANY (e.events);
+  ELSE
+    INSERT INTO webhook_outbox (id, endpoint_id, type, account, doc_id, created_at, first_change_at, last_change_at, next_attempt_at, state)
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, 'doc.changed', p_account, p_doc_id, p_now, p_now, p_now, p_now, 'pending'
+    FROM webhook_endpoints e JOIN keys k ON k.api_key = e.api_key
+    WHERE k.account = p_account AND k.revoked_at IS NULL AND 'doc.changed' = ANY (e.events)
+    ON CONFLICT (endpoint_id, account, doc_id) WHERE type = 'doc.changed' AND state = 'pending' AND attempts = 0 AND lease_holder IS NULL
+    DO UPDATE SET last_change_at = GREATEST(webhook_outbox.last_change_at, EXCLUDED.last_change_at);
+  END IF;
+END
+$$;
+`,
+  },
 ];
 
 /** Newest schema version this server knows. */
