@@ -11,6 +11,7 @@ import { defaultSecretKeyFile, loadSecretBox } from './secret-box.js';
 import { openStore, StoreUrlError } from './store/index.js';
 import type { KeyRecord, Store } from './store/types.js';
 import { normalizeOriginSpec } from './origin.js';
+import { WEBHOOKS_HELP, webhooksCommand } from './cli-webhooks.js';
 
 const HELP = `wave-server — real-time co-editing server
 
@@ -23,6 +24,7 @@ Usage:
                           [--max-users N] [--json] [--store URL] [--secret-key-file F]
   wave-server keys list [--json] [--store URL]
   wave-server keys revoke KEY [--store URL]
+${WEBHOOKS_HELP}
   wave-server --help
 
 start:
@@ -41,6 +43,12 @@ start:
   --max-messages-per-second N   per connection, any type, burst 2x, rate_limited / 4429 (default 500)
   --max-bytes-per-second B      per connection, burst 4x, rate_limited / 4429 (default 2097152)
   --auth-failures-per-minute N  per client address, then HTTP 429 (default 30)
+  --webhook-debounce S          doc.changed goes out S seconds after a document's latest stored change
+                                (env WAVE_WEBHOOK_DEBOUNCE, default 10)
+  --webhook-max-wait S          and at most S seconds after its first undelivered change (env WAVE_WEBHOOK_MAX_WAIT,
+                                default 60)
+  --webhook-retry-schedule S,…  seconds before each retry (default 5,30,120,600,3600,21600; then failed)
+  --webhook-timeout S           bound of one delivery attempt (default 10)
   Creates an API key named "demo" (allowed origin: this server) when none exists.
 
 keys create:
@@ -112,8 +120,13 @@ async function start(args: string[]): Promise<number> {
     'max-updates-per-second': { type: 'string' },
     'max-bytes-per-second': { type: 'string' },
     'auth-failures-per-minute': { type: 'string' },
+    'webhook-debounce': { type: 'string' },
+    'webhook-max-wait': { type: 'string' },
+    'webhook-retry-schedule': { type: 'string' },
+    'webhook-timeout': { type: 'string' },
   });
   if (values.help) return help();
+  const webhooks = webhookSettings(values);
   const limits: Partial<ServerLimits> = {};
   const limitFlag = (flag: keyof typeof values, name: keyof ServerLimits, min: number, max: number): void => {
     const value = values[flag];
@@ -167,6 +180,7 @@ async function start(args: string[]): Promise<number> {
       sessionGraceSeconds: Number(graceSetting.value),
       secretKey: secretBox,
       limits,
+      webhooks,
     });
   } catch (error) {
     await store.close();
@@ -311,6 +325,26 @@ async function keysRevoke(args: string[]): Promise<number> {
   }
 }
 
+/** Seconds, as given by a flag or its environment variable, in milliseconds. */
+function seconds(flag: string | undefined, env: string, fallback: string, name: string): number {
+  const value = flag ?? (process.env[env] || fallback);
+  const source = flag !== undefined ? `--${name}` : process.env[env] ? env : `--${name}`;
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new UsageError(`${source}: expected a number of seconds ≥ 0, got ${JSON.stringify(value)}`);
+  return Math.round(Number(value) * 1000);
+}
+
+function webhookSettings(values: Record<string, unknown>): NonNullable<Parameters<typeof startServer>[0]>['webhooks'] {
+  const flag = (name: string): string | undefined => values[name] as string | undefined;
+  const debounceMs = seconds(flag('webhook-debounce'), 'WAVE_WEBHOOK_DEBOUNCE', '10', 'webhook-debounce');
+  const maxWaitMs = seconds(flag('webhook-max-wait'), 'WAVE_WEBHOOK_MAX_WAIT', '60', 'webhook-max-wait');
+  const timeoutMs = seconds(flag('webhook-timeout'), 'WAVE_WEBHOOK_TIMEOUT', '10', 'webhook-timeout');
+  if (timeoutMs === 0) throw new UsageError('--webhook-timeout: expected more than 0 seconds');
+  const schedule = flag('webhook-retry-schedule');
+  const retryScheduleMs =
+    schedule === undefined ? undefined : schedule === '' ? [] : schedule.split(',').map((s) => seconds(s.trim(), '', '', 'webhook-retry-schedule'));
+  return { debounceMs, maxWaitMs, timeoutMs, ...(retryScheduleMs ? { retryScheduleMs } : {}) };
+}
+
 /** `--secret-key-file`, else `WAVE_SECRET_KEY_FILE`, else next to the store (secret-box.ts). */
 function secretKeyFile(flag: string | undefined, storeUrl: string): string {
   return flag ?? (process.env['WAVE_SECRET_KEY_FILE'] || defaultSecretKeyFile(storeUrl));
@@ -355,6 +389,17 @@ async function main(argv: string[]): Promise<number> {
       return start(rest);
     case 'keys':
       return keys(rest);
+    case 'webhooks':
+      return webhooksCommand(rest, {
+        parse: (args, options, positionals) => parse(args, options, positionals) as never,
+        usage: (message) => new UsageError(message),
+        openStore: (flag) => {
+          const url = setting(flag, 'WAVE_STORE', 'sqlite:./data/wave.db').value;
+          return { store: openStoreOrUsage(url), url };
+        },
+        secretKeyFile,
+        help,
+      });
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }

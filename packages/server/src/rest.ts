@@ -123,19 +123,17 @@ async function get(req: IncomingMessage, res: ServerResponse, url: URL, doc: Doc
   }
   try {
     const format = pickFormat(url.searchParams.get('format'), req.headers.accept);
-    const text = ydoc.getText(TEXT_TYPE);
-    const fragment = ydoc.getXmlFragment(HTML_TYPE);
-    const html = fragment.length > 0 ? fragment.toString() : textToHtml(text.toString());
+    const content = renderContent(ydoc);
     let body: string;
     let type: string;
     if (format === 'json') {
-      body = JSON.stringify({ docId: doc.docId, epoch, text: text.length > 0 ? text.toString() : htmlToText(html), delta: text.toDelta(), html });
+      body = JSON.stringify({ docId: doc.docId, epoch, ...content });
       type = 'application/json; charset=utf-8';
     } else if (format === 'html') {
-      body = html;
+      body = content.html;
       type = 'text/html; charset=utf-8';
     } else {
-      body = text.length > 0 ? text.toString() : htmlToText(html);
+      body = content.text;
       type = 'text/plain; charset=utf-8';
     }
     res.writeHead(200, {
@@ -195,6 +193,14 @@ function replaceText(ydoc: Y.Doc, text: string): void {
   const t = ydoc.getText(TEXT_TYPE);
   t.delete(0, t.length);
   t.insert(0, text);
+}
+
+/** A document's content in the REST API's formats (`?format=json` minus docId/epoch); webhooks send the same. */
+export function renderContent(ydoc: Y.Doc): { text: string; delta: unknown[]; html: string } {
+  const text = ydoc.getText(TEXT_TYPE);
+  const fragment = ydoc.getXmlFragment(HTML_TYPE);
+  const html = fragment.length > 0 ? fragment.toString() : textToHtml(text.toString());
+  return { text: text.length > 0 ? text.toString() : htmlToText(html), delta: text.toDelta() as unknown[], html };
 }
 
 function pickFormat(query: string | null, accept: string | undefined): 'text' | 'html' | 'json' {
