@@ -33,7 +33,7 @@ export interface RestOptions {
   maxBodyBytes: number;
 }
 
-class HttpError extends Error {
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -81,7 +81,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, url:
   }
 }
 
-async function authorize(req: IncomingMessage, url: URL, opts: RestOptions, address: string): Promise<KeyRecord> {
+export async function authorize(req: IncomingMessage, url: URL, opts: RestOptions, address: string): Promise<KeyRecord> {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   const apiKey = url.searchParams.get('apiKey') ?? (req.headers['x-wave-api-key'] as string | undefined) ?? '';
