@@ -37,7 +37,7 @@ if (await services('postgres', 'redis')) {
       }),
     );
     const latest = (docId: string) => receiver.delivered.filter((d) => d.body.data.docId === docId).at(-1);
-    await receiver.waitFor((r) => [...expected].every(([docId, text]) => latest(docId)?.body.data['text'] === text) || undefined, 'every document delivered');
+    await receiver.waitFor(() => [...expected].every(([docId, text]) => latest(docId)?.body.data['text'] === text) || undefined, 'every document delivered');
     const perId = new Map<string, number>();
     for (const r of receiver.requests) perId.set(r.id, (perId.get(r.id) ?? 0) + 1);
     assert.deepEqual([...perId.values()].filter((n) => n > 1), [], 'no event delivered twice');
