@@ -94,6 +94,9 @@ export function webhookContract(getStore: () => Store): void {
       assert.equal(await store.completeEvent(event.id, 'h2', T0 + 40_001), true);
       assert.equal((await store.findEvent(event.id))?.state, 'delivered');
       assert.deepEqual(await claim(T0 + 100_000), []);
+      assert.equal(await store.pruneDelivered(T0 + 40_001, 10), 0, 'delivered at, not before');
+      assert.equal(await store.pruneDelivered(T0 + 40_002, 10), 1);
+      assert.equal(await store.findEvent(event.id), undefined);
     });
 
     it('retries at the given time, keeps a failed event, and replays it with a fresh schedule', async () => {

@@ -161,6 +161,14 @@ export class PostgresWebhooks implements WebhookStore {
     return stats;
   }
 
+  async pruneDelivered(before: number, limit: number): Promise<number> {
+    const { rowCount } = await this.query(
+      "DELETE FROM webhook_outbox WHERE seq IN (SELECT seq FROM webhook_outbox WHERE state = 'delivered' AND delivered_at < $1 LIMIT $2)",
+      [before, limit],
+    );
+    return rowCount ?? 0;
+  }
+
   async docChange(doc: DocKey): Promise<DocChange | undefined> {
     const { rows } = await this.query<Parameters<typeof toChange>[0]>('SELECT * FROM doc_changes WHERE account = $1 AND doc_id = $2', [
       doc.account,

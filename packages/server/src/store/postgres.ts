@@ -347,6 +347,7 @@ export class PostgresStore implements Store {
   listEvents: PostgresWebhooks['listEvents'] = (state, apiKey) => this.webhooks.listEvents(state, apiKey);
   replayEvents: PostgresWebhooks['replayEvents'] = (ids, now) => this.webhooks.replayEvents(ids, now);
   outboxStats: PostgresWebhooks['outboxStats'] = () => this.webhooks.outboxStats();
+  pruneDelivered: PostgresWebhooks['pruneDelivered'] = (before, limit) => this.webhooks.pruneDelivered(before, limit);
   docChange: PostgresWebhooks['docChange'] = (doc) => this.webhooks.docChange(doc);
   listChanges: PostgresWebhooks['listChanges'] = (account, since, limit) => this.webhooks.listChanges(account, since, limit);
 

@@ -173,6 +173,9 @@ export class SqliteWebhooks implements WebhookStore {
       stats: db.prepare<[], { state: string; retrying: number; n: number; oldest: number | null }>(
         `SELECT state, sum(attempts > 0) AS retrying, count(*) AS n, min(created_at) AS oldest FROM webhook_outbox GROUP BY state`,
       ),
+      prune: db.prepare<[number, number]>(
+        "DELETE FROM webhook_outbox WHERE seq IN (SELECT seq FROM webhook_outbox WHERE state = 'delivered' AND delivered_at < ? LIMIT ?)",
+      ),
       docChange: db.prepare<[string, string], ChangeRow>('SELECT * FROM doc_changes WHERE account = ? AND doc_id = ?'),
       listChanges: db.prepare<[string, number, number], ChangeRow>(
         'SELECT * FROM doc_changes WHERE account = ? AND cursor > ? ORDER BY cursor LIMIT ?',
@@ -300,6 +303,11 @@ export class SqliteWebhooks implements WebhookStore {
       else if (row.state === 'delivered') stats.delivered = row.n;
     }
     return stats;
+  }
+
+  async pruneDelivered(before: number, limit: number): Promise<number> {
+    this.check();
+    return this.stmt.prune.run(before, limit).changes;
   }
 
   async docChange(doc: DocKey): Promise<DocChange | undefined> {

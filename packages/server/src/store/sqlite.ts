@@ -395,6 +395,7 @@ export class SqliteStore implements Store {
   listEvents: SqliteWebhooks['listEvents'] = (state, apiKey) => this.webhooks.listEvents(state, apiKey);
   replayEvents: SqliteWebhooks['replayEvents'] = (ids, now) => this.webhooks.replayEvents(ids, now);
   outboxStats: SqliteWebhooks['outboxStats'] = () => this.webhooks.outboxStats();
+  pruneDelivered: SqliteWebhooks['pruneDelivered'] = (before, limit) => this.webhooks.pruneDelivered(before, limit);
   docChange: SqliteWebhooks['docChange'] = (doc) => this.webhooks.docChange(doc);
   listChanges: SqliteWebhooks['listChanges'] = (account, since, limit) => this.webhooks.listChanges(account, since, limit);
 

@@ -260,6 +260,8 @@ export interface WebhookStore {
   /** Failed events (`ids`, or all of them) become pending again, due at `now`, with a fresh retry schedule. */
   replayEvents(ids: string[] | 'all', now: number): Promise<number>;
   outboxStats(): Promise<OutboxStats>;
+  /** Deletes up to `limit` delivered events delivered before `before` (the outbox keeps no history). Returns how many. */
+  pruneDelivered(before: number, limit: number): Promise<number>;
   /** The document's feed entry; `undefined` when it never changed. */
   docChange(doc: DocKey): Promise<DocChange | undefined>;
   /** Documents of `account` whose latest change has a cursor > `since`, in cursor order. */

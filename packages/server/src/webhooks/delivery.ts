@@ -39,6 +39,7 @@ export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = {
 };
 
 const STATS_MS = 5_000;
+const KEEP_DELIVERED_MS = 24 * 3_600_000;
 
 export interface DeliveryCounters {
   delivered(): void;
@@ -94,6 +95,8 @@ export class WebhookDelivery {
   private async round(): Promise<boolean> {
     if (Date.now() - this.statsAt >= STATS_MS) {
       this.statsAt = Date.now();
+      // Delivered events are kept for a day (debugging), then deleted a bounded batch at a time.
+      await this.store.pruneDelivered(this.statsAt - KEEP_DELIVERED_MS, 1_000);
       this.stats = await this.store.outboxStats();
     }
     const events = await this.store.claimEvents({
