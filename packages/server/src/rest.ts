@@ -233,7 +233,7 @@ function htmlToText(html: string): string {
     .replace(/&amp;/g, '&');
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -132,7 +132,7 @@ test('receiver answering 500, then down, then back: delivered with the same even
 });
 
 test('after the last retry the event is kept as failed; webhooks failed lists it and replay delivers it', async (t) => {
-  const { receiver, state, apiKey } = await setup(t, ['--webhook-debounce', '0', '--webhook-retry-schedule', ''], 'doc.changed');
+  const { receiver, state, apiKey, secret } = await setup(t, ['--webhook-debounce', '0', '--webhook-retry-schedule', ''], 'doc.changed');
   receiver.status = 503;
   const writer = await TestClient.connect({ url: state.server.url, apiKey, docId: 'failing', seedText: 'text\n' });
   t.after(() => writer.close());
@@ -141,10 +141,34 @@ test('after the last retry the event is kept as failed; webhooks failed lists it
   await waitForMetric(state.server.url, 'wave_webhook_failed', (v) => v === 1);
   const failed = JSON.parse((await state.server.cli(['webhooks', 'failed', '--json'])).stdout) as Array<{ id: string; attempts: number; lastError: string }>;
   assert.deepEqual(failed.map((f) => [f.id, f.attempts, f.lastError]), [[attempt.id, 1, 'HTTP 503']]);
+
+  // REST: the key's own failed events only; replay by id.
+  const rest = (path: string, init: RequestInit = {}, key = apiKey, keySecret = secret) =>
+    fetch(`${state.server.url}/api/v2/webhooks/${path}?apiKey=${key}`, { ...init, headers: { Authorization: `Bearer ${keySecret}`, ...init.headers } });
+  assert.equal((await fetch(`${state.server.url}/api/v2/webhooks/failed?apiKey=${apiKey}`)).status, 401);
+  const listed = (await (await rest('failed')).json()) as { events: Array<{ id: string; type: string; docId: string }> };
+  assert.deepEqual(listed.events.map((e) => [e.id, e.type, e.docId]), [[attempt.id, 'doc.changed', 'failing']]);
+  const other = await state.server.createKey({ name: 'other' });
+  assert.deepEqual(((await (await rest('failed', {}, other.apiKey, other.secret)).json()) as { events: unknown[] }).events, []);
+  const foreign = await rest('replay', { method: 'POST', body: JSON.stringify({ all: true }) }, other.apiKey, other.secret);
+  assert.deepEqual(await foreign.json(), { replayed: 0 }, 'another key cannot replay these');
+  assert.equal((await rest('replay', { method: 'POST', body: '{oops' })).status, 400);
+  const replayed = await rest('replay', { method: 'POST', body: JSON.stringify({ ids: [attempt.id] }) });
+  assert.deepEqual(await replayed.json(), { replayed: 1 });
+  // Still 503: one attempt (no retries configured), failed again.
+  await receiver.waitFor((r) => r.requests[1], 'the replayed attempt');
+  // The outcome is recorded after the answer: poll the failed list (no push channel) until it is back.
+  const deadline = Date.now() + 20_000;
+  while (((await (await rest('failed')).json()) as { events: unknown[] }).events.length === 0) {
+    assert.ok(Date.now() < deadline, 'failed again after the replayed attempt');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
   receiver.status = 200;
-  assert.match((await state.server.cli(['webhooks', 'replay', attempt.id])).stdout, /1 event queued/);
+  assert.match((await state.server.cli(['webhooks', 'replay', '--all'])).stdout, /1 event queued/);
   const delivery = await receiver.waitFor((r) => r.delivered[0], 'replayed delivery');
   assert.equal(delivery.id, attempt.id);
+  assert.deepEqual(new Set(receiver.requests.map((r) => r.id)), new Set([attempt.id]), 'one event id throughout');
 });
 
 test('session.ended after the last client leaves, with the content; user.joined / user.left; doc.deleted', async (t) => {

@@ -10,8 +10,8 @@
  * cursor is stored, so it survives restarts and is valid on every server sharing the store.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError, authorize } from './rest.js';
-import type { RestOptions } from './rest.js';
+import { HttpError, authorize } from '../rest.js';
+import type { RestOptions } from '../rest.js';
 
 export const CHANGES_PATH = '/api/v2/changes';
 const MAX_LIMIT = 1000;
