@@ -99,6 +99,16 @@ export function webhookContract(getStore: () => Store): void {
       assert.equal(await store.findEvent(event.id), undefined);
     });
 
+    it('servers claiming at once get disjoint events', async () => {
+      const store = getStore();
+      await setup(['user.joined']);
+      for (let i = 0; i < 20; i++) await store.enqueueEvent(doc, 'user.joined', { user: { name: `u${i}` } }, T0);
+      const claims = await Promise.all(['h1', 'h2', 'h3'].map((holder) => claim(T0, { holder })));
+      const ids = claims.flat().map((e) => e.id);
+      assert.equal(ids.length, 20, 'every event claimed');
+      assert.equal(new Set(ids).size, 20, 'none claimed twice');
+    });
+
     it('retries at the given time, keeps a failed event, and replays it with a fresh schedule', async () => {
       const store = getStore();
       const { epoch } = await setup();

@@ -1,30 +1,33 @@
 /**
- * The pull feed `GET /api/v2/changes` against a real server: a reader paging while 1,000 changes are written
+ * The pull feed `GET /api/v2/changes` against real servers: a reader paging while 1,000 changes are written
  * (and across a restart) ends up having seen every document at its final version, with versions only growing.
+ * Once on one server (SQLite), once on two servers sharing Postgres + Redis, writers and reader spread over both.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Cluster } from '../helpers/cluster.js';
 import { ServerProcess } from '../helpers/server-process.js';
+import { services } from '../helpers/services.js';
 
 interface Page {
   changes: Array<{ docId: string; version: number; cursor: string; deleted: boolean }>;
   next: string;
 }
 
-test('pull feed: pages through 1,000 changes written meanwhile with no gap, and survives a restart', async (t) => {
-  let server = await ServerProcess.start();
-  t.after(() => server.cleanup());
-  const { apiKey, secret } = await server.createKey({ name: 'feed' });
+interface Deployment {
+  urls(): string[];
+  restart(): Promise<void>;
+}
+
+async function pageThroughChanges(deployment: Deployment, apiKey: string, secret: string): Promise<void> {
   const auth = { Authorization: `Bearer ${secret}` };
+  let turn = 0;
+  const url = (): string => deployment.urls()[turn++ % deployment.urls().length]!;
   const feed = async (since: string, limit = 37): Promise<Page> => {
-    const res = await fetch(`${server.url}/api/v2/changes?apiKey=${apiKey}&since=${since}&limit=${limit}`, { headers: auth });
+    const res = await fetch(`${url()}/api/v2/changes?apiKey=${apiKey}&since=${since}&limit=${limit}`, { headers: auth });
     assert.equal(res.status, 200);
     return (await res.json()) as Page;
   };
-
-  assert.equal((await fetch(`${server.url}/api/v2/changes?apiKey=${apiKey}`)).status, 401, 'the secret is required');
-  assert.equal((await fetch(`${server.url}/api/v2/changes?apiKey=${apiKey}&since=x`, { headers: auth })).status, 400);
-  assert.equal((await fetch(`${server.url}/api/v2/changes?apiKey=${apiKey}&limit=0`, { headers: auth })).status, 400);
 
   const seen = new Map<string, number>();
   let cursor = '0';
@@ -48,7 +51,11 @@ test('pull feed: pages through 1,000 changes written meanwhile with no gap, and 
     await Promise.all(
       Array.from({ length: 10 }, async () => {
         for (let docId = queue.shift(); docId !== undefined; docId = queue.shift()) {
-          const res = await fetch(`${server.url}/api/v2/docs/${docId}?apiKey=${apiKey}`, { method: 'PUT', headers: { ...auth, 'Content-Type': 'text/plain' }, body: `${docId} round ${round}` });
+          const res = await fetch(`${url()}/api/v2/docs/${docId}?apiKey=${apiKey}`, {
+            method: 'PUT',
+            headers: { ...auth, 'Content-Type': 'text/plain' },
+            body: `${docId} round ${round}`,
+          });
           assert.equal(res.status, 204);
         }
       }),
@@ -62,8 +69,8 @@ test('pull feed: pages through 1,000 changes written meanwhile with no gap, and 
   writing = false;
   await reader;
 
-  // The cursor survives a restart of the server.
-  server = await server.restart();
+  // The cursor survives a restart.
+  await deployment.restart();
   for (let round = 5; round < 10; round++) await write(round);
   await readAll();
 
@@ -80,4 +87,42 @@ test('pull feed: pages through 1,000 changes written meanwhile with no gap, and 
     assert.ok(final.get(docId)! >= 10, `${docId}: one version per stored change (${final.get(docId)})`);
     assert.equal(seen.get(docId), final.get(docId), `${docId}: the reader saw the final version`);
   }
+}
+
+test('pull feed: pages through 1,000 changes written meanwhile with no gap, and survives a restart', async (t) => {
+  let server = await ServerProcess.start();
+  t.after(() => server.cleanup());
+  const { apiKey, secret } = await server.createKey({ name: 'feed' });
+  const auth = { Authorization: `Bearer ${secret}` };
+  assert.equal((await fetch(`${server.url}/api/v2/changes?apiKey=${apiKey}`)).status, 401, 'the secret is required');
+  assert.equal((await fetch(`${server.url}/api/v2/changes?apiKey=${apiKey}&since=x`, { headers: auth })).status, 400);
+  assert.equal((await fetch(`${server.url}/api/v2/changes?apiKey=${apiKey}&limit=0`, { headers: auth })).status, 400);
+  await pageThroughChanges(
+    {
+      urls: () => [server.url],
+      restart: async () => {
+        server = await server.restart();
+      },
+    },
+    apiKey,
+    secret,
+  );
 });
+
+if (await services('postgres', 'redis')) {
+  test('pull feed on two servers sharing Postgres: writes and pages on both, no gap, across a restart of one', async (t) => {
+    const cluster = await Cluster.start(2);
+    t.after(() => cluster.cleanup());
+    const { apiKey, secret } = await cluster.createKey({ name: 'feed' });
+    await pageThroughChanges(
+      {
+        urls: () => cluster.urls,
+        restart: async () => {
+          cluster.servers[1] = await cluster.servers[1]!.restart();
+        },
+      },
+      apiKey,
+      secret,
+    );
+  });
+}
