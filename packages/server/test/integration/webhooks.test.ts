@@ -29,7 +29,8 @@ const ofType = (r: WebhookReceiver, type: string, docId: string): Delivery[] =>
   r.delivered.filter((d) => d.body.type === type && d.body.data.docId === docId);
 
 test('doc.changed: one signed delivery per burst after the debounce, carrying the stored document in every format', async (t) => {
-  const { receiver, state, apiKey, secret, endpoint } = await setup(t, ['--webhook-debounce', '0.5', '--webhook-max-wait', '30']);
+  // Debounce 2 s: the seed and the burst right after it are one change window even on a loaded machine.
+  const { receiver, state, apiKey, secret, endpoint } = await setup(t, ['--webhook-debounce', '2', '--webhook-max-wait', '30']);
   const writer = await TestClient.connect({ url: state.server.url, apiKey, docId: 'notes', seedText: 'Hello <b> & world\n' });
   t.after(() => writer.close());
   await writer.waitSynced();
@@ -72,7 +73,7 @@ test('doc.changed: one signed delivery per burst after the debounce, carrying th
 });
 
 test('doc.changed: edits that never pause are delivered by max-wait', async (t) => {
-  const { receiver, state, apiKey } = await setup(t, ['--webhook-debounce', '1', '--webhook-max-wait', '2']);
+  const { receiver, state, apiKey } = await setup(t, ['--webhook-debounce', '5', '--webhook-max-wait', '2'], 'doc.changed');
   const writer = await TestClient.connect({ url: state.server.url, apiKey, docId: 'busy', seedText: 'x\n' });
   t.after(() => writer.close());
   await writer.waitSynced();
@@ -81,7 +82,7 @@ test('doc.changed: edits that never pause are delivered by max-wait', async (t) 
     delivered = true;
     return d;
   });
-  // Edits every 300 ms (shorter than the 1 s debounce) until the delivery arrives: only max-wait can send it.
+  // Edits every 300 ms (far shorter than the 5 s debounce) until the delivery arrives: only max-wait can send it.
   let edits = 0;
   while (!delivered && edits < 100) {
     writer.insert(writer.text.length, `${edits++}\n`);
@@ -94,7 +95,7 @@ test('doc.changed: edits that never pause are delivered by max-wait', async (t) 
 });
 
 test('SIGKILL after a change is stored and before its event is delivered: delivered after the restart', async (t) => {
-  const { receiver, state, apiKey } = await setup(t, ['--webhook-debounce', '3', '--webhook-max-wait', '30']);
+  const { receiver, state, apiKey } = await setup(t, ['--webhook-debounce', '3', '--webhook-max-wait', '30'], 'doc.changed');
   const writer = await TestClient.connect({ url: state.server.url, apiKey, docId: 'crash', seedText: 'before crash\n' });
   await writer.waitSynced();
   writer.insert(writer.text.length, 'acked edit\n');
