@@ -20,6 +20,7 @@ Usage:
                     [--max-users N] [--max-frame-bytes B] [--max-document-bytes B] [--max-updates-per-second N]
                     [--max-messages-per-second N]
                     [--max-bytes-per-second B] [--auth-failures-per-minute N]
+                    [--webhook-debounce S] [--webhook-max-wait S] [--webhook-retry-schedule S,…] [--webhook-timeout S]
   wave-server keys create --name N [--account A] [--origin URL]... [--require-token] [--persistent]
                           [--max-users N] [--json] [--store URL] [--secret-key-file F]
   wave-server keys list [--json] [--store URL]

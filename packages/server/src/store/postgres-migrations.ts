@@ -95,7 +95,7 @@ $$;
     // change_cursor is one row: every transaction that records a change updates it, holding its lock until
     // commit, so cursors become visible in increasing order and a reader that saw cursor N never later finds a
     // smaller one (the pull feed never skips). Appends lock their documents' session rows first, then this row.
-    // wave_record_change runs inside the transaction of the change (appendUpdates, commitSeed, deleteDocument).
+    // wave_record_changes runs inside the transaction of the change (appendUpdates, commitSeed, deleteDocument).
     sql: `
 CREATE TABLE webhook_endpoints (
   id            TEXT PRIMARY KEY,
@@ -142,26 +142,34 @@ CREATE TABLE webhook_outbox (
 CREATE UNIQUE INDEX outbox_open_change ON webhook_outbox (endpoint_id, account, doc_id)
   WHERE type = 'doc.changed' AND state = 'pending' AND attempts = 0 AND lease_holder IS NULL;
 CREATE INDEX outbox_by_state ON webhook_outbox (state, next_attempt_at);
-CREATE FUNCTION wave_record_change(p_account TEXT, p_doc_id TEXT, p_epoch INTEGER, p_deleted BOOLEAN, p_now BIGINT)
+CREATE FUNCTION wave_record_changes(p_accounts TEXT[], p_doc_ids TEXT[], p_epochs INTEGER[], p_deleted BOOLEAN, p_now BIGINT)
 RETURNS VOID LANGUAGE plpgsql AS $$
 DECLARE
-  c BIGINT;
+  n   INTEGER := coalesce(cardinality(p_accounts), 0);
+  top BIGINT;
 BEGIN
-  UPDATE change_cursor SET value = value + 1 WHERE id = 1 RETURNING value INTO c;
+  -- One row per document (callers group them): ON CONFLICT may touch a row once per statement.
+  IF n = 0 THEN
+    RETURN;
+  END IF;
+  UPDATE change_cursor SET value = value + n WHERE id = 1 RETURNING value INTO top;
   INSERT INTO doc_changes (account, doc_id, epoch, version, cursor, deleted, changed_at)
-  VALUES (p_account, p_doc_id, p_epoch, 1, c, p_deleted, p_now)
+  SELECT t.a, t.d, t.e, 1, top - n + t.i, p_deleted, p_now
+  FROM unnest(p_accounts, p_doc_ids, p_epochs) WITH ORDINALITY AS t(a, d, e, i)
   ON CONFLICT (account, doc_id) DO UPDATE SET epoch = EXCLUDED.epoch, version = doc_changes.version + 1,
     cursor = EXCLUDED.cursor, deleted = EXCLUDED.deleted, changed_at = EXCLUDED.changed_at;
   IF p_deleted THEN
     INSERT INTO webhook_outbox (id, endpoint_id, type, account, doc_id, created_at, first_change_at, last_change_at, next_attempt_at, state)
-    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, 'doc.deleted', p_account, p_doc_id, p_now, p_now, p_now, p_now, 'pending'
-    FROM webhook_endpoints e JOIN keys k ON k.api_key = e.api_key
-    WHERE k.account = p_account AND k.revoked_at IS NULL AND 'doc.deleted' = ANY (e.events);
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, 'doc.deleted', t.a, t.d, p_now, p_now, p_now, p_now, 'pending'
+    FROM unnest(p_accounts, p_doc_ids) AS t(a, d)
+    JOIN keys k ON k.account = t.a AND k.revoked_at IS NULL
+    JOIN webhook_endpoints e ON e.api_key = k.api_key AND 'doc.deleted' = ANY (e.events);
   ELSE
     INSERT INTO webhook_outbox (id, endpoint_id, type, account, doc_id, created_at, first_change_at, last_change_at, next_attempt_at, state)
-    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, 'doc.changed', p_account, p_doc_id, p_now, p_now, p_now, p_now, 'pending'
-    FROM webhook_endpoints e JOIN keys k ON k.api_key = e.api_key
-    WHERE k.account = p_account AND k.revoked_at IS NULL AND 'doc.changed' = ANY (e.events)
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, 'doc.changed', t.a, t.d, p_now, p_now, p_now, p_now, 'pending'
+    FROM unnest(p_accounts, p_doc_ids) AS t(a, d)
+    JOIN keys k ON k.account = t.a AND k.revoked_at IS NULL
+    JOIN webhook_endpoints e ON e.api_key = k.api_key AND 'doc.changed' = ANY (e.events)
     ON CONFLICT (endpoint_id, account, doc_id) WHERE type = 'doc.changed' AND state = 'pending' AND attempts = 0 AND lease_holder IS NULL
     DO UPDATE SET last_change_at = GREATEST(webhook_outbox.last_change_at, EXCLUDED.last_change_at);
   END IF;

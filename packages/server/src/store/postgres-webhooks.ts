@@ -1,6 +1,6 @@
 /**
  * The webhook outbox and change feed on Postgres (see `WebhookStore` in types.ts and migration 4). Changes are
- * recorded by `wave_record_change` inside the transaction of the change (PostgresStore). Claims use
+ * recorded by `wave_record_changes` inside the transaction of the change (PostgresStore). Claims use
  * `FOR UPDATE SKIP LOCKED`, so several servers claiming at once each get different events, and a lease that
  * expired (its server died) makes the event claimable again.
  */

@@ -259,7 +259,7 @@ export class PostgresStore implements Store {
          WHERE account = $1 AND doc_id = $2`,
         [doc.account, doc.docId, now],
       );
-      await c.query('SELECT wave_record_change($1, $2, $3, false, $4)', [doc.account, doc.docId, epoch, now]);
+      await c.query('SELECT wave_record_changes($1, $2, $3, false, $4)', [[doc.account], [doc.docId], [epoch], now]);
       return true;
     });
   }
@@ -296,8 +296,8 @@ export class PostgresStore implements Store {
     // - Entries whose epoch is not the current one are dropped by the join: that session's content is gone.
     // - WITH ORDINALITY + ORDER BY keeps the seq order equal to the enqueue order.
     // - Each document with stored rows gets its change recorded (version, feed cursor, doc.changed) by
-    //   wave_record_change in the same statement, after the session rows are locked (lock order: sessions, then
-    //   change_cursor), in document order.
+    //   wave_record_changes in the same statement, after the session rows are locked (lock order: sessions, then
+    //   change_cursor), set-based: one cursor update per batch.
     await this.query(
       `WITH locked AS (
          SELECT account, doc_id, epoch FROM sessions
@@ -311,8 +311,8 @@ export class PostgresStore implements Store {
          ORDER BY t.n
          RETURNING account, doc_id, epoch
        )
-       SELECT count(wave_record_change(d.account, d.doc_id, d.epoch, false, $5))
-       FROM (SELECT DISTINCT account, doc_id, epoch FROM inserted ORDER BY account, doc_id) d`,
+       SELECT wave_record_changes(array_agg(account), array_agg(doc_id), array_agg(epoch), false, $5)
+       FROM (SELECT account, doc_id, max(epoch) AS epoch FROM inserted GROUP BY account, doc_id) d`,
       [entries.map((e) => e.doc.account), entries.map((e) => e.doc.docId), entries.map((e) => e.epoch), data, now],
     );
   }
@@ -328,7 +328,7 @@ export class PostgresStore implements Store {
       const session = await lockSession(c, doc);
       await c.query('DELETE FROM updates WHERE account = $1 AND doc_id = $2', [doc.account, doc.docId]);
       await c.query('DELETE FROM sessions WHERE account = $1 AND doc_id = $2', [doc.account, doc.docId]);
-      if (session) await c.query('SELECT wave_record_change($1, $2, $3, true, $4)', [doc.account, doc.docId, session.epoch, now]);
+      if (session) await c.query('SELECT wave_record_changes($1, $2, $3, true, $4)', [[doc.account], [doc.docId], [session.epoch], now]);
     });
   }
 
