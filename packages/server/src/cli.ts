@@ -11,6 +11,7 @@ import { defaultSecretKeyFile, loadSecretBox } from './secret-box.js';
 import { openStore, StoreUrlError } from './store/index.js';
 import type { KeyChanges, KeyRecord, Store } from './store/types.js';
 import { normalizeOriginSpec } from './origin.js';
+import { WEBHOOKS_HELP, webhooksCommand } from './cli-webhooks.js';
 
 const HELP = `wave-server — real-time co-editing server
 
@@ -20,11 +21,13 @@ Usage:
                     [--max-messages-per-second N]
                     [--max-bytes-per-second B] [--auth-failures-per-minute N]
                     [--max-connections-per-address N] [--trust-proxy]
+                    [--webhook-debounce S] [--webhook-max-wait S] [--webhook-retry-schedule S,…] [--webhook-timeout S]
   wave-server keys create --name N [--account A] [--origin URL]... [--require-token] [--persistent]
                           [--max-users N] [--json] [--store URL] [--secret-key-file F]
   wave-server keys list [--json] [--store URL]
   wave-server keys revoke KEY [--store URL]
   wave-server keys update KEY [--origin URL]... [--any-origin] [--require-token | --no-require-token] [--store URL]
+${WEBHOOKS_HELP}
   wave-server --help
 
 start:
@@ -46,6 +49,12 @@ start:
   --max-connections-per-address N  open WebSockets per client address, rate_limited / 4430 (default 1000)
   --trust-proxy       behind a reverse proxy: the client address is the proxy's last Forwarded for= or
                       X-Forwarded-For entry, not the socket's (env WAVE_TRUST_PROXY=1; default off)
+  --webhook-debounce S          doc.changed goes out S seconds after a document's latest stored change
+                                (env WAVE_WEBHOOK_DEBOUNCE, default 10)
+  --webhook-max-wait S          and at most S seconds after its first undelivered change (env WAVE_WEBHOOK_MAX_WAIT,
+                                default 60)
+  --webhook-retry-schedule S,…  seconds before each retry (default 5,30,120,600,3600,21600; then failed)
+  --webhook-timeout S           bound of one delivery attempt (default 10)
   Creates an API key named "demo" (allowed origin: this server) when none exists.
 
 keys create:
@@ -134,8 +143,13 @@ async function start(args: string[]): Promise<number> {
     'auth-failures-per-minute': { type: 'string' },
     'max-connections-per-address': { type: 'string' },
     'trust-proxy': { type: 'boolean' },
+    'webhook-debounce': { type: 'string' },
+    'webhook-max-wait': { type: 'string' },
+    'webhook-retry-schedule': { type: 'string' },
+    'webhook-timeout': { type: 'string' },
   });
   if (values.help) return help();
+  const webhooks = webhookSettings(values);
   const limits: Partial<ServerLimits> = {};
   const limitFlag = (flag: keyof typeof values, name: keyof ServerLimits, min: number, max: number): void => {
     const value = values[flag];
@@ -192,6 +206,7 @@ async function start(args: string[]): Promise<number> {
       secretKey: secretBox,
       limits,
       trustProxy,
+      webhooks,
     });
   } catch (error) {
     await store.close();
@@ -380,6 +395,26 @@ function originFlags(values: string[] | undefined): string[] {
   });
 }
 
+/** Seconds, as given by a flag or its environment variable, in milliseconds. */
+function seconds(flag: string | undefined, env: string, fallback: string, name: string): number {
+  const value = flag ?? (process.env[env] || fallback);
+  const source = flag !== undefined ? `--${name}` : process.env[env] ? env : `--${name}`;
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new UsageError(`${source}: expected a number of seconds ≥ 0, got ${JSON.stringify(value)}`);
+  return Math.round(Number(value) * 1000);
+}
+
+function webhookSettings(values: Record<string, unknown>): NonNullable<Parameters<typeof startServer>[0]>['webhooks'] {
+  const flag = (name: string): string | undefined => values[name] as string | undefined;
+  const debounceMs = seconds(flag('webhook-debounce'), 'WAVE_WEBHOOK_DEBOUNCE', '10', 'webhook-debounce');
+  const maxWaitMs = seconds(flag('webhook-max-wait'), 'WAVE_WEBHOOK_MAX_WAIT', '60', 'webhook-max-wait');
+  const timeoutMs = seconds(flag('webhook-timeout'), 'WAVE_WEBHOOK_TIMEOUT', '10', 'webhook-timeout');
+  if (timeoutMs === 0) throw new UsageError('--webhook-timeout: expected more than 0 seconds');
+  const schedule = flag('webhook-retry-schedule');
+  const retryScheduleMs =
+    schedule === undefined ? undefined : schedule === '' ? [] : schedule.split(',').map((s) => seconds(s.trim(), '', '', 'webhook-retry-schedule'));
+  return { debounceMs, maxWaitMs, timeoutMs, ...(retryScheduleMs ? { retryScheduleMs } : {}) };
+}
+
 /** `--secret-key-file`, else `WAVE_SECRET_KEY_FILE`, else next to the store (secret-box.ts). */
 function secretKeyFile(flag: string | undefined, storeUrl: string): string {
   return flag ?? (process.env['WAVE_SECRET_KEY_FILE'] || defaultSecretKeyFile(storeUrl));
@@ -424,6 +459,17 @@ async function main(argv: string[]): Promise<number> {
       return start(rest);
     case 'keys':
       return keys(rest);
+    case 'webhooks':
+      return webhooksCommand(rest, {
+        parse: (args, options, positionals) => parse(args, options, positionals) as never,
+        usage: (message) => new UsageError(message),
+        openStore: (flag) => {
+          const url = setting(flag, 'WAVE_STORE', 'sqlite:./data/wave.db').value;
+          return { store: openStoreOrUsage(url), url };
+        },
+        secretKeyFile,
+        help,
+      });
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }

@@ -14,6 +14,8 @@ import type { Fanout } from './fanout/types.js';
 import type { Logger } from './log.js';
 import type { Gauges, Metrics } from './metrics.js';
 import { REST_PREFIX, handleRest } from './rest.js';
+import { CHANGES_PATH, handleChanges } from './webhooks/changes.js';
+import { WEBHOOKS_REST_PREFIX, handleWebhooksRest } from './webhooks/rest.js';
 import type { RestOptions } from './rest.js';
 
 export interface StaticPaths {
@@ -129,6 +131,12 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       return sendText(res, 400, 'bad request');
     }
     const method = req.method ?? 'GET';
+    if (pathname === CHANGES_PATH && options.docs) {
+      return handleChanges(req, res, new URL(req.url ?? '/', 'http://wave.invalid'), { store, maxBodyBytes: 0, ...options.docs });
+    }
+    if (pathname.startsWith(WEBHOOKS_REST_PREFIX) && options.docs) {
+      return handleWebhooksRest(req, res, new URL(req.url ?? '/', 'http://wave.invalid'), { store, maxBodyBytes: 0, ...options.docs });
+    }
     if (pathname.startsWith(REST_PREFIX) && options.docs) {
       return handleRest(req, res, new URL(req.url ?? '/', 'http://wave.invalid'), {
         store,

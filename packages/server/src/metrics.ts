@@ -40,6 +40,8 @@ export interface Gauges {
   documents: number;
   pendingCommits: number;
   pendingPublishes: number;
+  /** Webhook outbox counts, as last read from the store (shared by every server on it); absent before the first read. */
+  outbox?: { pending: number; retrying: number; failed: number; oldestPendingAt: number | null } | undefined;
 }
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -68,6 +70,17 @@ export class Metrics {
     if (cpuSeconds > this.messageHandlingCpuMax) this.messageHandlingCpuMax = cpuSeconds;
   }
   private readonly rejections = new Map<string, number>();
+  /** Webhook deliveries answered 2xx, and attempts that failed (each failure is retried or ends as failed). */
+  webhookDeliveries = 0;
+  webhookFailures = 0;
+
+  delivered(): void {
+    this.webhookDeliveries++;
+  }
+
+  failedAttempt(): void {
+    this.webhookFailures++;
+  }
 
   /** A refused upgrade or a connection closed with an error (`code` is a ServerErrorCode or `http_NNN`). */
   rejected(code: string): void {
@@ -122,6 +135,21 @@ export class Metrics {
       `wave_active_timers ${resources.filter((r) => r === 'Timeout').length}`,
     ]);
     metric('wave_heap_used_bytes', 'gauge', 'V8 heap in use.', [`wave_heap_used_bytes ${mem.heapUsed}`]);
+    metric('wave_webhook_deliveries_total', 'counter', 'Webhook events delivered (2xx) by this server.', [
+      `wave_webhook_deliveries_total ${this.webhookDeliveries}`,
+    ]);
+    metric('wave_webhook_failures_total', 'counter', 'Webhook delivery attempts that failed (non-2xx, error, timeout).', [
+      `wave_webhook_failures_total ${this.webhookFailures}`,
+    ]);
+    if (gauges.outbox) {
+      const o = gauges.outbox;
+      metric('wave_webhook_pending', 'gauge', 'Webhook events waiting for delivery (all servers).', [`wave_webhook_pending ${o.pending}`]);
+      metric('wave_webhook_retries_pending', 'gauge', 'Pending webhook events that failed at least once.', [`wave_webhook_retries_pending ${o.retrying}`]);
+      metric('wave_webhook_failed', 'gauge', 'Webhook events kept as failed (webhooks failed / replay).', [`wave_webhook_failed ${o.failed}`]);
+      metric('wave_webhook_outbox_age_seconds', 'gauge', 'Age of the oldest pending webhook event.', [
+        `wave_webhook_outbox_age_seconds ${o.oldestPendingAt === null ? 0 : Math.max(0, (Date.now() - o.oldestPendingAt) / 1000)}`,
+      ]);
+    }
     metric(
       'wave_rejections_total',
       'counter',

@@ -11,6 +11,34 @@
  *   linear in the document's size.
  */
 import * as Y from 'yjs';
+import { HTML_TYPE, TEXT_TYPE } from 'wave-protocol';
+import { docLines, renderHtml } from 'wave-richtext';
+
+/** A document's views in the REST API's formats, each rendered when called (each walks the whole document). */
+export interface ContentViews {
+  text(): string;
+  delta(): unknown[];
+  html(): string;
+}
+
+export function contentViews(ydoc: Y.Doc): ContentViews {
+  const text = ydoc.getText(TEXT_TYPE);
+  const fragment = ydoc.getXmlFragment(HTML_TYPE);
+  const rich = fragment.length > 0;
+  return {
+    text: () => (text.length > 0 || !rich ? text.toString() : fragmentToText(fragment)),
+    delta: () => text.toDelta() as unknown[],
+    // The text type is rendered by the shared renderer (wave-richtext): a Quill document's formatting and a plain
+    // text's lines alike, every text and attribute value escaped ([RT-X1]).
+    html: () => (rich ? fragmentToHtml(fragment) : renderHtml(docLines(text))),
+  };
+}
+
+/** All of a document's views (`?format=json` minus docId and epoch); webhooks send the same. */
+export function renderContent(ydoc: Y.Doc): { text: string; delta: unknown[]; html: string } {
+  const views = contentViews(ydoc);
+  return { text: views.text(), delta: views.delta(), html: views.html() };
+}
 
 /** Elements of the schema (client adapters/html/schema.ts `CONTENT`); others are unwrapped. */
 const ELEMENTS = new Set([

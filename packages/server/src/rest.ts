@@ -11,10 +11,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as Y from 'yjs';
-import { HTML_TYPE, TEXT_TYPE, parseJsonSafely } from 'wave-protocol';
+import { TEXT_TYPE, parseJsonSafely } from 'wave-protocol';
 import { docIdProblem } from './auth.js';
-import { docLines, renderHtml } from 'wave-richtext';
-import { fragmentToHtml, fragmentToText } from './rest-render.js';
+import { contentViews } from './rest-render.js';
 import { DEFAULT_MAX_VALUE_DEPTH, valueDepth } from './rooms/depth-check.js';
 import type { RoomRegistry } from './rooms/registry.js';
 import type { SecretBox } from './secret-box.js';
@@ -35,7 +34,7 @@ export interface RestOptions {
   trustProxy?: boolean;
 }
 
-class HttpError extends Error {
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -83,7 +82,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, url:
   }
 }
 
-async function authorize(req: IncomingMessage, url: URL, opts: RestOptions, address: string): Promise<KeyRecord> {
+export async function authorize(req: IncomingMessage, url: URL, opts: RestOptions, address: string): Promise<KeyRecord> {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   const apiKey = url.searchParams.get('apiKey') ?? (req.headers['x-wave-api-key'] as string | undefined) ?? '';
@@ -125,24 +124,18 @@ async function get(req: IncomingMessage, res: ServerResponse, url: URL, doc: Doc
   }
   try {
     const format = pickFormat(url.searchParams.get('format'), req.headers.accept);
-    const text = ydoc.getText(TEXT_TYPE);
-    const fragment = ydoc.getXmlFragment(HTML_TYPE);
-    const rich = fragment.length > 0;
-    // Only the views asked for are rendered: each walks the whole document.
-    // The text type is rendered by the shared renderer (wave-richtext): a Quill document's formatting and a plain
-    // text's lines alike, every text and attribute value escaped ([RT-X1]).
-    const html = (): string => (rich ? fragmentToHtml(fragment) : renderHtml(docLines(text)));
-    const plain = (): string => (text.length > 0 || !rich ? text.toString() : fragmentToText(fragment));
+    // Only the view asked for is rendered: each walks the whole document.
+    const views = contentViews(ydoc);
     let body: string;
     let type: string;
     if (format === 'json') {
-      body = JSON.stringify({ docId: doc.docId, epoch, text: plain(), delta: text.toDelta(), html: html() });
+      body = JSON.stringify({ docId: doc.docId, epoch, text: views.text(), delta: views.delta(), html: views.html() });
       type = 'application/json; charset=utf-8';
     } else if (format === 'html') {
-      body = html();
+      body = views.html();
       type = 'text/html; charset=utf-8';
     } else {
-      body = plain();
+      body = views.text();
       type = 'text/plain; charset=utf-8';
     }
     res.writeHead(200, {
@@ -216,7 +209,7 @@ function pickFormat(query: string | null, accept: string | undefined): 'text' | 
   return 'text';
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -21,6 +21,9 @@ import { RedisFanout } from './fanout/redis.js';
 import type { Fanout } from './fanout/types.js';
 import { Metrics } from './metrics.js';
 import { RoomRegistry } from './rooms/registry.js';
+import { DEFAULT_WEBHOOK_OPTIONS, WebhookDelivery } from './webhooks/delivery.js';
+import type { WebhookOptions } from './webhooks/delivery.js';
+import { storeRoomEvents } from './webhooks/events.js';
 import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './rooms/room.js';
 import { DEFAULT_MAX_TYPE_DEPTH, DEFAULT_MAX_VALUE_DEPTH } from './rooms/depth-check.js';
 import { AuthThrottle } from './throttle.js';
@@ -154,6 +157,8 @@ export interface ServerOptions {
    * or block. For instrumentation; RELIABILITY.md D2's test ends the process here, the worst moment to crash.
    */
   onAckSent?: (doc: DocKey, count: number) => void;
+  /** Webhook delivery (webhooks/delivery.ts): debounce, max-wait, retry schedule, timeout (`--webhook-*`). */
+  webhooks?: Partial<WebhookOptions>;
 }
 
 export interface RunningServer {
@@ -226,7 +231,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     metrics,
     log,
     onAckSent: options.onAckSent,
+    events: storeRoomEvents(store, log),
   });
+  const webhooks = new WebhookDelivery(store, secretBox, serverId, { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhooks }, metrics, log);
 
   let url = '';
   const httpServer = createServer(
@@ -237,7 +244,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       store,
       ...(fanout.shared ? { fanout } : {}),
       docs: { registry, secretBox, throttle, trustProxy },
-      metrics: { registry: metrics, gauges: () => ({ connections: connections.size, documents: registry.size, pendingCommits: queue.pending, pendingPublishes: fanout.pending }) },
+      metrics: {
+        registry: metrics,
+        gauges: () => ({ connections: connections.size, documents: registry.size, pendingCommits: queue.pending, pendingPublishes: fanout.pending, outbox: webhooks.stats }),
+      },
       paths: resolvePaths(options.paths),
       log,
       fallbackOrigin: () => url,
@@ -366,6 +376,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const address = httpServer.address();
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8080);
   url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  webhooks.start();
 
   const heartbeat = setInterval(() => {
     for (const connection of connections) connection.heartbeat();
@@ -376,6 +387,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   async function shutdown(): Promise<void> {
     closing = true;
     clearInterval(heartbeat);
+    // Deliveries still in flight after this keep their lease: the event goes out again after it expires.
+    const webhooksClosed = bounded(webhooks.close(), 1_000);
     const serverClosed = new Promise<void>((r) => httpServer.close(() => r()));
     httpServer.closeIdleConnections();
     // 1. Commit what was received so far; the acks go out before the close frames (acks are sent from a
@@ -394,6 +407,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await queue.flush();
     await bounded(fanout.flush(), limits.shutdownPublishMs);
     await stopWatchingKeys();
+    await webhooksClosed;
     httpServer.closeAllConnections();
     await serverClosed;
     wss.close();

@@ -147,4 +147,35 @@ describe('wave-server CLI', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+  it('webhooks add / list / remove, with clear errors for bad URLs, events and keys', async () => {
+    const key = JSON.parse((await run(['keys', 'create', '--name', 'hooks', '--json', '--store', store])).stdout) as { apiKey: string };
+    const bad = await run(['webhooks', 'add', '--key', key.apiKey, '--url', 'file:///etc/passwd', '--store', store]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /expected http:\/\/ or https:\/\/, not file:/);
+    const relative = await run(['webhooks', 'add', '--key', key.apiKey, '--url', '/hooks', '--store', store]);
+    assert.equal(relative.code, 2);
+    assert.match(relative.stderr, /absolute/);
+    const events = await run(['webhooks', 'add', '--key', key.apiKey, '--url', 'https://x.example/h', '--events', 'doc.changed,doc.saved', '--store', store]);
+    assert.equal(events.code, 2);
+    assert.match(events.stderr, /unknown event "doc.saved"/);
+    const unknownKey = await run(['webhooks', 'add', '--key', 'wk_nope', '--url', 'https://x.example/h', '--store', store]);
+    assert.equal(unknownKey.code, 2);
+    assert.match(unknownKey.stderr, /no active API key wk_nope/);
+
+    const added = await run(['webhooks', 'add', '--key', key.apiKey, '--url', 'https://x.example/h', '--events', 'doc.changed', '--json', '--store', store]);
+    assert.equal(added.code, 0, added.stderr);
+    const { id, secret } = JSON.parse(added.stdout) as { id: string; secret: string };
+    assert.match(id, /^we_/);
+    assert.match(secret, /^whsec_/);
+    const listed = await run(['webhooks', 'list', '--key', key.apiKey, '--json', '--store', store]);
+    assert.deepEqual((JSON.parse(listed.stdout) as Array<{ id: string; url: string; events: string[] }>).map((e) => [e.id, e.url, e.events]), [
+      [id, 'https://x.example/h', ['doc.changed']],
+    ]);
+    assert.ok(!listed.stdout.includes(secret), 'the secret is shown once');
+    assert.equal((await run(['webhooks', 'remove', id, '--store', store])).code, 0);
+    assert.equal((await run(['webhooks', 'remove', id, '--store', store])).code, 1);
+    assert.match((await run(['webhooks', 'list', '--store', store])).stdout, /no webhook endpoints/);
+    assert.equal((await run(['webhooks', 'replay', '--store', store])).code, 2);
+    assert.equal((await run(['start', '--webhook-max-wait', 'soon', '--store', store])).code, 2);
+  });
 });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import * as Y from 'yjs';
 import type { DocKey, Store } from '../src/store/types.js';
+import { webhookContract } from './store-webhooks-contract.js';
 
 export interface StoreFixture {
   store: Store;
@@ -344,5 +345,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
         await store.ping();
       });
     });
+
+    webhookContract(() => store);
   });
 }

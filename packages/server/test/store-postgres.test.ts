@@ -67,7 +67,7 @@ if (await services('postgres')) {
         );
         assert.deepEqual(
           tables.map((t) => t.table_name),
-          ['keys', 'schema_migrations', 'sessions', 'updates'],
+          ['change_cursor', 'doc_changes', 'keys', 'schema_migrations', 'sessions', 'updates', 'webhook_endpoints', 'webhook_outbox'],
         );
         // A later start finds nothing to do and keeps the data.
         const { record } = await stores[0]!.createKey({ name: 'kept' });

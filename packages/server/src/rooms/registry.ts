@@ -10,6 +10,7 @@ import { JoinRefused } from './peer.js';
 import type { JoinRequest, RoomPeer } from './peer.js';
 import { Room, describeDoc } from './room.js';
 import type { RoomOptions } from './room.js';
+import type { RoomEvents } from '../webhooks/events.js';
 
 export interface RegistryOptions extends Omit<RoomOptions, 'persistent' | 'onIdle'> {
   /**
@@ -20,6 +21,8 @@ export interface RegistryOptions extends Omit<RoomOptions, 'persistent' | 'onIdl
   /** Peers per document when the key sets no `maxUsers`. */
   maxUsersPerDoc: number;
   log: Logger;
+  /** Webhook events of joins, leaves and ended sessions (webhooks/events.ts); none when absent. */
+  events?: RoomEvents;
 }
 
 /** Map key of a document: account and docId cannot collide because a docId has no control characters. */
@@ -33,6 +36,8 @@ export class RoomRegistry {
   private readonly chains = new Map<string, Promise<void>>();
   private readonly unloadTimers = new Map<string, NodeJS.Timeout>();
   private closing = false;
+  /** The user each peer joined as, for user.left. */
+  private readonly users = new WeakMap<RoomPeer, JoinRequest['user']>();
 
   constructor(
     private readonly store: Store,
@@ -62,6 +67,10 @@ export class RoomRegistry {
         ...this.opts,
         persistent: key.persistent,
         onIdle: (idle) => this.scheduleUnload(id, idle),
+        onLeft: (peer) => {
+          const user = this.users.get(peer);
+          if (user !== undefined && room) this.opts.events?.userLeft(doc, room.epoch, user);
+        },
       });
       this.rooms.set(id, room);
     }
@@ -86,6 +95,8 @@ export class RoomRegistry {
         throw new JoinRefused('server_error', 'connection closed while joining');
       }
       room.join(peer, request);
+      this.users.set(peer, request.user);
+      this.opts.events?.userJoined(doc, room.epoch, request.user);
       return room;
     });
   }
@@ -123,7 +134,11 @@ export class RoomRegistry {
     const timer = setTimeout(() => {
       this.unloadTimers.delete(id);
       void this.serialize(id, async () => {
-        if (this.rooms.get(id) === room && room.size === 0) await this.dispose(id, room);
+        if (this.rooms.get(id) !== room || room.size !== 0) return;
+        // Unloaded because its last user left (not a shutdown): the session ended, with this content.
+        const ended = room.stale ? undefined : this.opts.events?.sessionEnded(room.key, room.epoch, room.doc);
+        await this.dispose(id, room);
+        await ended?.write();
       }).catch((error: unknown) => this.opts.log.error(`unloading ${describeDoc(room.key)}`, error));
     }, this.opts.unloadDelayMs);
     timer.unref();

@@ -60,6 +60,8 @@ export interface RoomOptions {
   fanout: Fanout;
   metrics: Metrics;
   log: Logger;
+  /** Called when a peer left (webhooks: user.left). */
+  onLeft?: (peer: RoomPeer) => void;
   /** Called when the last peer left (the registry unloads the room after a delay). */
   onIdle: (room: Room) => void;
   /** `ServerOptions.onAckSent`: called right after an `Ack` frame was handed to a peer's socket. */
@@ -262,6 +264,7 @@ export class Room implements SeedLeaseHost {
 
   leave(peer: RoomPeer): void {
     if (!this.peers.delete(peer)) return;
+    this.opts.onLeft?.(peer);
     this.waiting = this.waiting.filter((p) => p !== peer);
     // P6: a holder that leaves before seeding passes the lease to the next waiting peer.
     this.track(this.lease.peerLeft(peer, this.grantSeed), 'releasing the seed lease');

@@ -106,6 +106,94 @@ CREATE TRIGGER keys_changed AFTER UPDATE OF revoked_at, origins, require_token, 
   FOR EACH ROW EXECUTE FUNCTION wave_keys_changed();
 `,
   },
+  {
+    version: 5,
+    name: 'webhook outbox and change feed',
+    // change_cursor is one row: every transaction that records a change updates it, holding its lock until
+    // commit, so cursors become visible in increasing order and a reader that saw cursor N never later finds a
+    // smaller one (the pull feed never skips). Appends lock their documents' session rows first, then this row.
+    // wave_record_changes runs inside the transaction of the change (appendUpdates, commitSeed, deleteDocument).
+    sql: `
+CREATE TABLE webhook_endpoints (
+  id            TEXT PRIMARY KEY,
+  api_key       TEXT NOT NULL,
+  url           TEXT NOT NULL,
+  events        TEXT[] NOT NULL,
+  secret_sealed BYTEA NOT NULL,
+  created_at    BIGINT NOT NULL,
+  n             BIGSERIAL
+);
+CREATE TABLE change_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL);
+INSERT INTO change_cursor VALUES (1, 0);
+CREATE TABLE doc_changes (
+  account    TEXT NOT NULL,
+  doc_id     TEXT NOT NULL,
+  epoch      INTEGER NOT NULL,
+  version    BIGINT NOT NULL,
+  cursor     BIGINT NOT NULL,
+  deleted    BOOLEAN NOT NULL,
+  changed_at BIGINT NOT NULL,
+  PRIMARY KEY (account, doc_id)
+);
+CREATE INDEX doc_changes_by_cursor ON doc_changes (account, cursor);
+CREATE TABLE webhook_outbox (
+  seq             BIGSERIAL PRIMARY KEY,
+  id              TEXT NOT NULL UNIQUE,
+  endpoint_id     TEXT NOT NULL,
+  type            TEXT NOT NULL,
+  account         TEXT NOT NULL,
+  doc_id          TEXT NOT NULL,
+  payload         TEXT,
+  created_at      BIGINT NOT NULL,
+  first_change_at BIGINT NOT NULL,
+  last_change_at  BIGINT NOT NULL,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  round_start     INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL,
+  state           TEXT NOT NULL,
+  lease_holder    TEXT,
+  lease_expires   BIGINT,
+  last_error      TEXT,
+  delivered_at    BIGINT
+);
+CREATE UNIQUE INDEX outbox_open_change ON webhook_outbox (endpoint_id, account, doc_id)
+  WHERE type = 'doc.changed' AND state = 'pending' AND attempts = 0 AND lease_holder IS NULL;
+CREATE INDEX outbox_by_state ON webhook_outbox (state, next_attempt_at);
+CREATE FUNCTION wave_record_changes(p_accounts TEXT[], p_doc_ids TEXT[], p_epochs INTEGER[], p_deleted BOOLEAN, p_now BIGINT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+DECLARE
+  n   INTEGER := coalesce(cardinality(p_accounts), 0);
+  top BIGINT;
+BEGIN
+  -- One row per document (callers group them): ON CONFLICT may touch a row once per statement.
+  IF n = 0 THEN
+    RETURN;
+  END IF;
+  UPDATE change_cursor SET value = value + n WHERE id = 1 RETURNING value INTO top;
+  INSERT INTO doc_changes (account, doc_id, epoch, version, cursor, deleted, changed_at)
+  SELECT t.a, t.d, t.e, 1, top - n + t.i, p_deleted, p_now
+  FROM unnest(p_accounts, p_doc_ids, p_epochs) WITH ORDINALITY AS t(a, d, e, i)
+  ON CONFLICT (account, doc_id) DO UPDATE SET epoch = EXCLUDED.epoch, version = doc_changes.version + 1,
+    cursor = EXCLUDED.cursor, deleted = EXCLUDED.deleted, changed_at = EXCLUDED.changed_at;
+  IF p_deleted THEN
+    INSERT INTO webhook_outbox (id, endpoint_id, type, account, doc_id, created_at, first_change_at, last_change_at, next_attempt_at, state)
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, 'doc.deleted', t.a, t.d, p_now, p_now, p_now, p_now, 'pending'
+    FROM unnest(p_accounts, p_doc_ids) AS t(a, d)
+    JOIN keys k ON k.account = t.a AND k.revoked_at IS NULL
+    JOIN webhook_endpoints e ON e.api_key = k.api_key AND 'doc.deleted' = ANY (e.events);
+  ELSE
+    INSERT INTO webhook_outbox (id, endpoint_id, type, account, doc_id, created_at, first_change_at, last_change_at, next_attempt_at, state)
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, 'doc.changed', t.a, t.d, p_now, p_now, p_now, p_now, 'pending'
+    FROM unnest(p_accounts, p_doc_ids) AS t(a, d)
+    JOIN keys k ON k.account = t.a AND k.revoked_at IS NULL
+    JOIN webhook_endpoints e ON e.api_key = k.api_key AND 'doc.changed' = ANY (e.events)
+    ON CONFLICT (endpoint_id, account, doc_id) WHERE type = 'doc.changed' AND state = 'pending' AND attempts = 0 AND lease_holder IS NULL
+    DO UPDATE SET last_change_at = GREATEST(webhook_outbox.last_change_at, EXCLUDED.last_change_at);
+  END IF;
+END
+$$;
+`,
+  },
 ];
 
 /** Newest schema version this server knows. */

@@ -18,6 +18,7 @@ import { PostgresKeyWatch } from './postgres-key-watch.js';
 import { SCHEMA_NAME, migrate } from './postgres-migrations.js';
 import { hashSecret, newApiKey, newSecret, secretMatches } from './secrets.js';
 import { validateNewKey, validateOrigins } from './validate.js';
+import { PostgresWebhooks } from './postgres-webhooks.js';
 
 export interface PostgresStoreOptions {
   /** A libpq URL without our own parameters (see `parsePostgresUrl`). */
@@ -73,6 +74,8 @@ export class PostgresStore implements Store {
   /** Connection settings of the pool, reused by the key watchers' own connections. */
   private readonly clientConfig: pg.ClientConfig;
   private readonly watchers = new Set<PostgresKeyWatch>();
+  /** Webhook endpoints, outbox and change feed (postgres-webhooks.ts); the methods below delegate to it. */
+  private readonly webhooks = new PostgresWebhooks((sql, params) => this.query(sql, params));
 
   constructor(options: PostgresStoreOptions) {
     this.schema = options.schema;
@@ -280,6 +283,7 @@ export class PostgresStore implements Store {
          WHERE account = $1 AND doc_id = $2`,
         [doc.account, doc.docId, now],
       );
+      await c.query('SELECT wave_record_changes($1, $2, $3, false, $4)', [[doc.account], [doc.docId], [epoch], now]);
       return true;
     });
   }
@@ -302,32 +306,38 @@ export class PostgresStore implements Store {
     return Number(rows[0]?.seq ?? 0);
   }
 
-  async appendUpdates(entries: AppendEntry[]): Promise<void> {
+  async appendUpdates(entries: AppendEntry[], now = Date.now()): Promise<void> {
     if (entries.length === 0) return;
     // Checked before the transaction: pg would store a non-byte value as its text form instead of failing.
     const data = entries.map((e, i) => {
       if (!(e.update instanceof Uint8Array)) throw new TypeError(`appendUpdates: entry ${i} update is not a Uint8Array`);
       return toBuffer(e.update);
     });
-    await this.init();
     // One statement, so one round trip and its own transaction (the ack latency is mostly round trips + fsync):
     // - `locked` takes every document's session row FOR UPDATE, sorted, so two servers' batches cannot deadlock.
     //   That serialises appends per document across servers: seq order = commit order (see the header).
     //   (A CTE with FOR UPDATE is never inlined; a row is inserted only after its document's row is locked.)
     // - Entries whose epoch is not the current one are dropped by the join: that session's content is gone.
     // - WITH ORDINALITY + ORDER BY keeps the seq order equal to the enqueue order.
-    await this.pool.query(
+    // - Each document with stored rows gets its change recorded (version, feed cursor, doc.changed) by
+    //   wave_record_changes in the same statement, after the session rows are locked (lock order: sessions, then
+    //   change_cursor), set-based: one cursor update per batch.
+    await this.query(
       `WITH locked AS (
          SELECT account, doc_id, epoch FROM sessions
          WHERE (account, doc_id) IN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]))
          ORDER BY account, doc_id FOR UPDATE
+       ), inserted AS (
+         INSERT INTO updates (account, doc_id, epoch, data)
+         SELECT t.account, t.doc_id, t.epoch, t.data
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::bytea[]) WITH ORDINALITY AS t(account, doc_id, epoch, data, n)
+         JOIN locked l ON l.account = t.account AND l.doc_id = t.doc_id AND l.epoch = t.epoch
+         ORDER BY t.n
+         RETURNING account, doc_id, epoch
        )
-       INSERT INTO updates (account, doc_id, epoch, data)
-       SELECT t.account, t.doc_id, t.epoch, t.data
-       FROM unnest($1::text[], $2::text[], $3::int[], $4::bytea[]) WITH ORDINALITY AS t(account, doc_id, epoch, data, n)
-       JOIN locked l ON l.account = t.account AND l.doc_id = t.doc_id AND l.epoch = t.epoch
-       ORDER BY t.n`,
-      [entries.map((e) => e.doc.account), entries.map((e) => e.doc.docId), entries.map((e) => e.epoch), data],
+       SELECT wave_record_changes(array_agg(account), array_agg(doc_id), array_agg(epoch), false, $5)
+       FROM (SELECT account, doc_id, max(epoch) AS epoch FROM inserted GROUP BY account, doc_id) d`,
+      [entries.map((e) => e.doc.account), entries.map((e) => e.doc.docId), entries.map((e) => e.epoch), data, now],
     );
   }
 
@@ -337,13 +347,33 @@ export class PostgresStore implements Store {
     await this.query('SELECT wave_compact($1, $2, $3, $4, $5)', [doc.account, doc.docId, epoch, toBuffer(state), upToSeq]);
   }
 
-  async deleteDocument(doc: DocKey): Promise<void> {
+  async deleteDocument(doc: DocKey, now = Date.now()): Promise<void> {
     await this.transaction(async (c) => {
-      await lockSession(c, doc);
+      const session = await lockSession(c, doc);
       await c.query('DELETE FROM updates WHERE account = $1 AND doc_id = $2', [doc.account, doc.docId]);
       await c.query('DELETE FROM sessions WHERE account = $1 AND doc_id = $2', [doc.account, doc.docId]);
+      if (session) await c.query('SELECT wave_record_changes($1, $2, $3, true, $4)', [[doc.account], [doc.docId], [session.epoch], now]);
     });
   }
+
+  // --- webhooks (postgres-webhooks.ts) ---
+
+  createWebhookEndpoint: PostgresWebhooks['createWebhookEndpoint'] = (input, options) => this.webhooks.createWebhookEndpoint(input, options);
+  findWebhookEndpoint: PostgresWebhooks['findWebhookEndpoint'] = (id) => this.webhooks.findWebhookEndpoint(id);
+  listWebhookEndpoints: PostgresWebhooks['listWebhookEndpoints'] = (apiKey) => this.webhooks.listWebhookEndpoints(apiKey);
+  removeWebhookEndpoint: PostgresWebhooks['removeWebhookEndpoint'] = (id) => this.webhooks.removeWebhookEndpoint(id);
+  findWebhookSecret: PostgresWebhooks['findWebhookSecret'] = (id) => this.webhooks.findWebhookSecret(id);
+  enqueueEvent: PostgresWebhooks['enqueueEvent'] = (doc, type, payload, now) => this.webhooks.enqueueEvent(doc, type, payload, now);
+  claimEvents: PostgresWebhooks['claimEvents'] = (options) => this.webhooks.claimEvents(options);
+  completeEvent: PostgresWebhooks['completeEvent'] = (id, holder, now) => this.webhooks.completeEvent(id, holder, now);
+  failEvent: PostgresWebhooks['failEvent'] = (id, holder, now, error, next) => this.webhooks.failEvent(id, holder, now, error, next);
+  findEvent: PostgresWebhooks['findEvent'] = (id) => this.webhooks.findEvent(id);
+  listEvents: PostgresWebhooks['listEvents'] = (state, apiKey) => this.webhooks.listEvents(state, apiKey);
+  replayEvents: PostgresWebhooks['replayEvents'] = (ids, now) => this.webhooks.replayEvents(ids, now);
+  outboxStats: PostgresWebhooks['outboxStats'] = () => this.webhooks.outboxStats();
+  pruneDelivered: PostgresWebhooks['pruneDelivered'] = (before, limit) => this.webhooks.pruneDelivered(before, limit);
+  docChange: PostgresWebhooks['docChange'] = (doc) => this.webhooks.docChange(doc);
+  listChanges: PostgresWebhooks['listChanges'] = (account, since, limit) => this.webhooks.listChanges(account, since, limit);
 
   async ping(): Promise<void> {
     await this.query('SELECT 1');

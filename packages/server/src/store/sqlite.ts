@@ -23,10 +23,14 @@ import type {
 } from './types.js';
 import { hashSecret, newApiKey, newSecret, secretMatches } from './secrets.js';
 import { validateNewKey, validateOrigins } from './validate.js';
+import { SqliteWebhooks, WEBHOOK_SCHEMA } from './sqlite-webhooks.js';
 
 /** Bumped when the schema changes; `PRAGMA user_version` holds the version a file was created with. */
-/** 2: `keys.secret_sealed` (tokens need the secret; secret-box.ts). 3: `key_changes` (watchKeys). */
-const SCHEMA_VERSION = 3;
+/**
+ * 2: `keys.secret_sealed` (tokens need the secret; secret-box.ts). 3: `key_changes` (watchKeys). 4: webhook outbox
+ * and change feed.
+ */
+const SCHEMA_VERSION = 4;
 
 /** How often a watching server reads the key change counter: a revoked key's sockets close within this + a query. */
 const KEY_POLL_MS = 250;
@@ -104,6 +108,8 @@ export interface SqliteStoreOptions {
 
 export class SqliteStore implements Store {
   readonly path: string;
+  /** Webhook endpoints, outbox and change feed (sqlite-webhooks.ts); the methods below delegate to it. */
+  private readonly webhooks: SqliteWebhooks;
   private readonly db: Database.Database;
   private readonly stmt;
   private readonly tx;
@@ -127,6 +133,7 @@ export class SqliteStore implements Store {
     this.migrate();
 
     const db = this.db;
+    this.webhooks = new SqliteWebhooks(db, () => this.check());
     this.stmt = {
       insertKey: db.prepare(
         `INSERT INTO keys (api_key, name, account, origins, require_token, persistent, max_users, secret_hash, created_at, revoked_at, secret_sealed)
@@ -223,11 +230,13 @@ export class SqliteStore implements Store {
         if (!row || row.epoch !== epoch || row.seeded === 1 || row.lease_holder !== holder) return false;
         this.stmt.insertUpdate.run(doc.account, doc.docId, epoch, update);
         this.stmt.markSeeded.run(now, doc.account, doc.docId);
+        this.webhooks.recordChange(doc, epoch, false, now);
         return true;
       }),
-      append: db.transaction((entries: AppendEntry[]): void => {
+      append: db.transaction((entries: AppendEntry[], now: number): void => {
         // Current epoch per document, read once per transaction.
         const epochs = new Map<string, number | undefined>();
+        const changed = new Map<string, AppendEntry>();
         for (const entry of entries) {
           const id = `${entry.doc.account}\u0000${entry.doc.docId}`;
           let current = epochs.get(id);
@@ -237,7 +246,10 @@ export class SqliteStore implements Store {
           }
           if (current !== entry.epoch) continue; // stale epoch: that session's content is gone
           this.stmt.insertUpdate.run(entry.doc.account, entry.doc.docId, entry.epoch, entry.update);
+          changed.set(id, entry);
         }
+        // One change (version + 1, doc.changed) per document stored in this transaction, in the same transaction.
+        for (const entry of changed.values()) this.webhooks.recordChange(entry.doc, entry.epoch, false, now);
       }),
       compact: db.transaction((doc: DocKey, epoch: number, state: Uint8Array, upToSeq: number): void => {
         // Reuse the highest replaced seq for the state so that load order stays "state, then later updates".
@@ -246,9 +258,11 @@ export class SqliteStore implements Store {
         this.stmt.deleteUpdatesUpTo.run(doc.account, doc.docId, epoch, top);
         this.stmt.insertUpdateAt.run(top, doc.account, doc.docId, epoch, state);
       }),
-      deleteDocument: db.transaction((doc: DocKey): void => {
+      deleteDocument: db.transaction((doc: DocKey, now: number): void => {
+        const session = this.stmt.getSession.get(doc.account, doc.docId);
         this.stmt.deleteDocUpdates.run(doc.account, doc.docId);
         this.stmt.deleteSession.run(doc.account, doc.docId);
+        if (session) this.webhooks.recordChange(doc, session.epoch, true, now);
       }),
     };
   }
@@ -263,6 +277,7 @@ export class SqliteStore implements Store {
       // Version 1 files lack the sealed secret column; their keys keep working and get it sealed on first use.
       if (current === 1) this.db.exec('ALTER TABLE keys ADD COLUMN secret_sealed BLOB');
       this.db.exec(SCHEMA);
+      this.db.exec(WEBHOOK_SCHEMA);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   }
@@ -407,10 +422,10 @@ export class SqliteStore implements Store {
     return this.stmt.lastSeq.get(doc.account, doc.docId, epoch)?.seq ?? 0;
   }
 
-  async appendUpdates(entries: AppendEntry[]): Promise<void> {
+  async appendUpdates(entries: AppendEntry[], now = Date.now()): Promise<void> {
     this.check();
     if (entries.length === 0) return;
-    this.tx.append.immediate(entries);
+    this.tx.append.immediate(entries, now);
   }
 
   async compact(doc: DocKey, epoch: number, state: Uint8Array, upToSeq: number): Promise<void> {
@@ -418,10 +433,29 @@ export class SqliteStore implements Store {
     this.tx.compact.immediate(doc, epoch, state, upToSeq);
   }
 
-  async deleteDocument(doc: DocKey): Promise<void> {
+  async deleteDocument(doc: DocKey, now = Date.now()): Promise<void> {
     this.check();
-    this.tx.deleteDocument.immediate(doc);
+    this.tx.deleteDocument.immediate(doc, now);
   }
+
+  // --- webhooks (sqlite-webhooks.ts) ---
+
+  createWebhookEndpoint: SqliteWebhooks['createWebhookEndpoint'] = (input, options) => this.webhooks.createWebhookEndpoint(input, options);
+  findWebhookEndpoint: SqliteWebhooks['findWebhookEndpoint'] = (id) => this.webhooks.findWebhookEndpoint(id);
+  listWebhookEndpoints: SqliteWebhooks['listWebhookEndpoints'] = (apiKey) => this.webhooks.listWebhookEndpoints(apiKey);
+  removeWebhookEndpoint: SqliteWebhooks['removeWebhookEndpoint'] = (id) => this.webhooks.removeWebhookEndpoint(id);
+  findWebhookSecret: SqliteWebhooks['findWebhookSecret'] = (id) => this.webhooks.findWebhookSecret(id);
+  enqueueEvent: SqliteWebhooks['enqueueEvent'] = (doc, type, payload, now) => this.webhooks.enqueueEvent(doc, type, payload, now);
+  claimEvents: SqliteWebhooks['claimEvents'] = (options) => this.webhooks.claimEvents(options);
+  completeEvent: SqliteWebhooks['completeEvent'] = (id, holder, now) => this.webhooks.completeEvent(id, holder, now);
+  failEvent: SqliteWebhooks['failEvent'] = (id, holder, now, error, next) => this.webhooks.failEvent(id, holder, now, error, next);
+  findEvent: SqliteWebhooks['findEvent'] = (id) => this.webhooks.findEvent(id);
+  listEvents: SqliteWebhooks['listEvents'] = (state, apiKey) => this.webhooks.listEvents(state, apiKey);
+  replayEvents: SqliteWebhooks['replayEvents'] = (ids, now) => this.webhooks.replayEvents(ids, now);
+  outboxStats: SqliteWebhooks['outboxStats'] = () => this.webhooks.outboxStats();
+  pruneDelivered: SqliteWebhooks['pruneDelivered'] = (before, limit) => this.webhooks.pruneDelivered(before, limit);
+  docChange: SqliteWebhooks['docChange'] = (doc) => this.webhooks.docChange(doc);
+  listChanges: SqliteWebhooks['listChanges'] = (account, since, limit) => this.webhooks.listChanges(account, since, limit);
 
   async ping(): Promise<void> {
     this.check();

@@ -82,7 +82,7 @@ export interface AppendEntry {
   update: Uint8Array;
 }
 
-export interface Store {
+export interface Store extends WebhookStore {
   // --- keys ---
   createKey(input: NewKey, options?: CreateKeyOptions): Promise<CreatedKey>;
   /** The key record, revoked ones included; `undefined` when unknown. */
@@ -140,9 +140,11 @@ export interface Store {
   loadDocument(doc: DocKey, epoch: number): Promise<StoredDocument>;
   /**
    * Appends updates of any number of documents in **one** transaction; resolves only after it is committed
-   * (ack after commit, P9). Entries for an epoch that is no longer current are dropped, not stored.
+   * (ack after commit, P9). Entries for an epoch that is no longer current are dropped, not stored. In the same
+   * transaction each document with stored entries gets one change: version + 1, a new feed cursor, doc.changed.
+   * `now` (default: the clock) is the change time that debounce counts from.
    */
-  appendUpdates(entries: AppendEntry[]): Promise<void>;
+  appendUpdates(entries: AppendEntry[], now?: number): Promise<void>;
   /**
    * Sequence number of the newest stored update of `epoch`, or 0 when there is none. Added for compaction: a room
    * reads it after its own appends are committed, then passes it to `compact` with a state that contains every
@@ -151,11 +153,139 @@ export interface Store {
   lastSeq(doc: DocKey, epoch: number): Promise<number>;
   /** Replaces every update of `epoch` with sequence ≤ `upToSeq` by `state` (one transaction). */
   compact(doc: DocKey, epoch: number, state: Uint8Array, upToSeq: number): Promise<void>;
-  /** Deletes the document and its session. */
-  deleteDocument(doc: DocKey): Promise<void>;
+  /** Deletes the document and its session (and records doc.deleted for a document that had one). */
+  deleteDocument(doc: DocKey, now?: number): Promise<void>;
 
   /** A trivial query, for `GET /healthz`: rejects when the store cannot answer. Added for health checks. */
   ping(): Promise<void>;
 
   close(): Promise<void>;
+}
+
+// --- webhooks (outbox.md in packages/server/README.md) ---
+
+/** Event types a webhook endpoint can subscribe to. */
+export const WEBHOOK_EVENT_TYPES = ['doc.changed', 'doc.deleted', 'session.ended', 'user.joined', 'user.left'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface WebhookEndpoint {
+  /** `we_…`, names the endpoint in the CLI. */
+  id: string;
+  /** Events go to endpoints of every key of the document's account. */
+  apiKey: string;
+  /** `http:` or `https:` URL the events are POSTed to. */
+  url: string;
+  events: WebhookEventType[];
+  /** Milliseconds since the Unix epoch. */
+  createdAt: number;
+}
+
+export interface NewWebhookEndpoint {
+  apiKey: string;
+  url: string;
+  /** Default: every type. */
+  events?: WebhookEventType[];
+}
+
+export interface CreatedWebhookEndpoint {
+  record: WebhookEndpoint;
+  /** The Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown once, stored sealed. */
+  secret: string;
+}
+
+export interface CreateWebhookOptions {
+  /** Seals the signing secret under the server master key (associated data: the endpoint id). Required. */
+  seal: (endpointId: string, secret: string) => Uint8Array;
+}
+
+export type OutboxState = 'pending' | 'delivered' | 'failed';
+
+/** One delivery of one event to one endpoint. Its `id` is the `webhook-id` of every attempt. */
+export interface OutboxEvent {
+  /** `msg_…`, stable across retries and replays. */
+  id: string;
+  endpointId: string;
+  type: WebhookEventType;
+  doc: DocKey;
+  /** Data fixed when the event was written (user of user.* events, content of session.ended), or null. */
+  payload: Record<string, unknown> | null;
+  /** Milliseconds since the Unix epoch, like every time below. */
+  createdAt: number;
+  /** doc.changed: first and latest change this event covers (debounce and max-wait count from them). */
+  firstChangeAt: number;
+  lastChangeAt: number;
+  /** Attempts made so far (replays included). */
+  attempts: number;
+  /** Attempts made since the event was written or last replayed: the retry schedule's position. */
+  roundAttempts: number;
+  nextAttemptAt: number;
+  state: OutboxState;
+  lastError: string | null;
+}
+
+export interface ClaimOptions {
+  /** The claiming server; only it may complete or fail the claimed events until the lease expires. */
+  holder: string;
+  now: number;
+  /** The lease: a server that dies with claimed events leaves them to others after this long. */
+  leaseMs: number;
+  limit: number;
+  /** doc.changed is due `debounceMs` after its latest change, and at most `maxWaitMs` after its first. */
+  debounceMs: number;
+  maxWaitMs: number;
+}
+
+/** A document's place in the change feed. */
+export interface DocChange {
+  docId: string;
+  epoch: number;
+  /** Increases with every stored change of the document (appends, deletion), across sessions. */
+  version: number;
+  deleted: boolean;
+  /** Position in the feed; a later change of the same document moves it to a larger cursor. */
+  cursor: number;
+  changedAt: number;
+}
+
+export interface OutboxStats {
+  pending: number;
+  /** Pending events that failed at least once. */
+  retrying: number;
+  failed: number;
+  delivered: number;
+  /** createdAt of the oldest pending event, or null. */
+  oldestPendingAt: number | null;
+}
+
+/**
+ * The webhook outbox and change feed, part of every store. Changes are recorded by `appendUpdates`,
+ * `commitSeed` and `deleteDocument` in their own transactions: a stored change always has its feed entry and its
+ * events, a rolled-back one has neither.
+ */
+export interface WebhookStore {
+  createWebhookEndpoint(input: NewWebhookEndpoint, options: CreateWebhookOptions): Promise<CreatedWebhookEndpoint>;
+  findWebhookEndpoint(id: string): Promise<WebhookEndpoint | undefined>;
+  listWebhookEndpoints(apiKey?: string): Promise<WebhookEndpoint[]>;
+  /** Deletes the endpoint and its undelivered events; false when unknown. */
+  removeWebhookEndpoint(id: string): Promise<boolean>;
+  findWebhookSecret(id: string): Promise<Uint8Array | undefined>;
+  /** Writes one event of `type` for every endpoint of the account subscribed to it. Returns how many. */
+  enqueueEvent(doc: DocKey, type: WebhookEventType, payload: Record<string, unknown> | null, now: number): Promise<number>;
+  /** Leases up to `limit` due pending events (none leased by a live holder) to `holder`. */
+  claimEvents(options: ClaimOptions): Promise<OutboxEvent[]>;
+  /** Marks a claimed event delivered; false when `holder` lost its lease. */
+  completeEvent(id: string, holder: string, now: number): Promise<boolean>;
+  /** Records a failed attempt: retried at `nextAttemptAt`, or kept as failed when it is null. */
+  failEvent(id: string, holder: string, now: number, error: string, nextAttemptAt: number | null): Promise<boolean>;
+  findEvent(id: string): Promise<OutboxEvent | undefined>;
+  listEvents(state: OutboxState, apiKey?: string): Promise<OutboxEvent[]>;
+  /** Failed events (`ids`, or all of them) become pending again, due at `now`, with a fresh retry schedule. */
+  replayEvents(ids: string[] | 'all', now: number): Promise<number>;
+  outboxStats(): Promise<OutboxStats>;
+  /** Deletes up to `limit` delivered events delivered before `before` (the outbox keeps no history). Returns how many. */
+  pruneDelivered(before: number, limit: number): Promise<number>;
+  /** The document's feed entry; `undefined` when it never changed. */
+  docChange(doc: DocKey): Promise<DocChange | undefined>;
+  /** Documents of `account` whose latest change has a cursor > `since`, in cursor order. */
+  listChanges(account: string, since: number, limit: number): Promise<DocChange[]>;
 }

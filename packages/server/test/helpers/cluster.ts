@@ -17,14 +17,19 @@ export class Cluster {
   ) {}
 
   /** Starts `count` servers at once (they race for the schema migration, as a rolling deploy would). */
-  static async start(count: number, options: { sessionGrace?: number } = {}): Promise<Cluster> {
+  static async start(count: number, options: { sessionGrace?: number; extraArgs?: string[] } = {}): Promise<Cluster> {
     const schema = newSchemaName();
     const storeUrl = postgresStoreUrl(schema);
     const started = await Promise.allSettled(
       // Synthetic writers here send bursts far above a person's typing (hundreds of updates/s, waiting only for
       // acks); the per-connection rate limit (S12, tested in security-limits.test.ts) is lifted for them.
       Array.from({ length: count }, () =>
-        ServerProcess.start({ store: storeUrl, redis: REDIS_URL, extraArgs: ['--max-updates-per-second', '100000', '--max-messages-per-second', '100000'], ...options }),
+        ServerProcess.start({
+          ...options,
+          store: storeUrl,
+          redis: REDIS_URL,
+          extraArgs: ['--max-updates-per-second', '100000', '--max-messages-per-second', '100000', ...(options.extraArgs ?? [])],
+        }),
       ),
     );
     const servers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
