@@ -161,13 +161,6 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       return sendJson(res, ok ? 200 : 503, body);
     }
     if (pathname === '/metrics' && options.metrics) {
-      if (process.env['WAVE_TEST_METRICS_RESET'] === '1') {
-        // Tests only: start maxima afresh, or collect garbage first (node --expose-gc) for memory comparisons (S14).
-        const params = new URL(req.url ?? '/', 'http://wave.invalid').searchParams;
-        if (params.get('reset') === '1') options.metrics.registry.resetMaxima();
-        const gc = (globalThis as { gc?: () => void }).gc;
-        if (params.get('gc') === '1' && gc) gc();
-      }
       const text = options.metrics.registry.render(options.metrics.gauges());
       res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : text);

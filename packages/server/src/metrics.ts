@@ -96,13 +96,6 @@ export class Metrics {
     this.loopDelay.disable();
   }
 
-  /** Tests (env WAVE_TEST_METRICS_RESET=1, `GET /metrics?reset=1`): start the maxima afresh. */
-  resetMaxima(): void {
-    this.loopDelay.reset();
-    this.messageHandlingMax = 0;
-    this.messageHandlingCpuMax = 0;
-  }
-
   render(gauges: Gauges): string {
     const out: string[] = [];
     const metric = (name: string, type: string, help: string, lines: string[]): void => {
@@ -116,10 +109,10 @@ export class Metrics {
     metric('wave_remote_updates_total', 'counter', 'Updates received from other servers.', [`wave_remote_updates_total ${this.remoteUpdates}`]);
     metric('wave_ack_latency_seconds', 'histogram', 'From an update-bearing message to its ack (after commit).', this.ackLatency.lines('wave_ack_latency_seconds'));
     const ns = (v: number): number => (Number.isFinite(v) ? v / 1e9 : 0);
-    metric('wave_event_loop_delay_max_seconds', 'gauge', 'Largest event-loop delay since start (or the last reset).', [
+    metric('wave_event_loop_delay_max_seconds', 'gauge', 'Largest event-loop delay since start.', [
       `wave_event_loop_delay_max_seconds ${ns(this.loopDelay.max)}`,
     ]);
-    metric('wave_event_loop_delay_p99_seconds', 'gauge', 'p99 event-loop delay since start (or the last reset).', [
+    metric('wave_event_loop_delay_p99_seconds', 'gauge', 'p99 event-loop delay since start.', [
       `wave_event_loop_delay_p99_seconds ${ns(this.loopDelay.percentile(99))}`,
     ]);
     metric('wave_message_handling_max_seconds', 'gauge', 'Longest synchronous handling of one client message.', [

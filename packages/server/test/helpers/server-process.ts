@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
@@ -50,7 +50,14 @@ export interface ServerProcessOptions {
    * and the same `listening on` line: a test's own server wrapper such as `EXIT_AFTER_ACK_SERVER`. Default the CLI.
    */
   entry?: string;
+  /**
+   * Run node with `--expose-gc` and the `gc-on-signal.mjs` preload, so that `collectGarbage()` can run a full
+   * collection in the server before a test reads its memory from `/metrics`. Default false.
+   */
+  collectableHeap?: boolean;
 }
+
+const GC_ON_SIGNAL = join(REPO_ROOT, 'packages', 'server', 'test', 'helpers', 'gc-on-signal.mjs');
 
 export class ServerProcess {
   url = '';
@@ -59,6 +66,7 @@ export class ServerProcess {
   stderr = '';
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private exited = false;
+  private collections = 0;
 
   private constructor(
     readonly dir: string,
@@ -90,7 +98,8 @@ export class ServerProcess {
     const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'wave-it-')));
     const store = options.store ?? `sqlite:${join(dir, 'wave.db')}`;
     const command = options.entry === undefined ? [CLI, 'start'] : ['--import', 'tsx', options.entry];
-    const args = [...command, '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--store', store];
+    const preload = options.collectableHeap === true ? ['--expose-gc', '--import', pathToFileURL(GC_ON_SIGNAL).href] : [];
+    const args = [...preload, ...command, '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--store', store];
     if (options.redis !== undefined) args.push('--redis', options.redis);
     if (options.sessionGrace !== undefined) args.push('--session-grace', String(options.sessionGrace));
     args.push(...(options.extraArgs ?? []));
@@ -122,6 +131,17 @@ export class ServerProcess {
       });
     });
     return server;
+  }
+
+  /**
+   * Runs a full garbage collection in the server (needs `collectableHeap: true`) and resolves once it is done, so a
+   * following `/metrics` read reports live memory.
+   */
+  async collectGarbage(): Promise<void> {
+    if (this.options.collectableHeap !== true) throw new Error('collectGarbage needs ServerProcess.start({ collectableHeap: true })');
+    const n = ++this.collections;
+    this.child.kill('SIGUSR2');
+    await this.waitForOutput(new RegExp(`^gc ${n}$`, 'm'));
   }
 
   /** Resolves once stdout matches (it arrives in chunks); rejects when the process exits first. */
