@@ -24,7 +24,7 @@ import { RoomRegistry } from './rooms/registry.js';
 import { DEFAULT_WEBHOOK_OPTIONS, WebhookDelivery } from './webhooks/delivery.js';
 import type { WebhookOptions } from './webhooks/delivery.js';
 import { storeRoomEvents } from './webhooks/events.js';
-import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './rooms/room.js';
+import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './rooms/room-options.js';
 import { DEFAULT_MAX_TYPE_DEPTH, DEFAULT_MAX_VALUE_DEPTH } from './rooms/depth-check.js';
 import { AuthThrottle } from './throttle.js';
 import { SecretBox, defaultSecretKeyFile, loadSecretBox } from './secret-box.js';

@@ -8,7 +8,8 @@ import type { DocKey, KeyRecord, Store } from '../store/types.js';
 import type { Logger } from '../log.js';
 import { JoinRefused } from './peer.js';
 import type { JoinRequest, RoomPeer } from './peer.js';
-import { Room, describeDoc } from './room.js';
+import { Room } from './room.js';
+import { describeDoc } from './origins.js';
 import type { RoomOptions } from './room.js';
 import type { RoomEvents } from '../webhooks/events.js';
 

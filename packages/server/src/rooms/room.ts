@@ -9,113 +9,40 @@
  * room no longer sees every update first-hand, two things read the store instead of trusting the doc: compaction
  * (it first applies every stored update, so its state covers everything it replaces) and a remote update that
  * does not integrate (its missing dependencies are committed, so a reload from the store brings them).
+ *
+ * The room delegates: catching up on other servers' updates to catch-up.ts, compaction to compaction.ts, the REST
+ * replace path to replace.ts, the check of a seed to seed-check.ts; its options and default limits are in
+ * room-options.ts, its transaction origins in origins.ts.
  */
 import * as Y from 'yjs';
-import { META_MAP, META_REPLACED_KEY, MessageType, ProtocolError, SyncStep, encodeMessage, pickColor, sanitizeUser } from 'wave-protocol';
+import { MessageType, ProtocolError, SyncStep, encodeMessage, pickColor, sanitizeUser } from 'wave-protocol';
 import type { Message, StampedPresence } from 'wave-protocol';
+import { PeerState } from './peer-state.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { DocKey, Store } from '../store/types.js';
-import type { DocFeed, Fanout, FanoutEvent } from '../fanout/types.js';
-import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics.js';
+import type { DocFeed } from '../fanout/types.js';
 import type { JoinRequest, RoomPeer } from './peer.js';
 import { Presence } from './presence.js';
 import { SeedLease } from './seed-lease.js';
+import type { SeedLeaseHost } from './seed-lease.js';
 import { UpdateRejected, checkUpdate } from './update-check.js';
 import { DEFAULT_MAX_TYPE_DEPTH, DEFAULT_MAX_VALUE_DEPTH } from './depth-check.js';
 import type { DepthLimits } from './depth-check.js';
-import type { SeedLeaseHost } from './seed-lease.js';
+import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './room-options.js';
+import type { RoomSettings } from './room-options.js';
+import { LOADED, REMOTE, SEEDED, describeDoc, dropPending } from './origins.js';
+import { normalizeSeed } from './seed-check.js';
+import { CatchUp } from './catch-up.js';
+import { Compaction } from './compaction.js';
+import { replaceContent } from './replace.js';
+import { SessionUpkeep } from './session-upkeep.js';
+import { relayedUpdate } from './relay.js';
+import type { Applying } from './relay.js';
 
-export interface RoomOptions {
-  /** Session grace period (`--session-grace`), milliseconds. */
-  graceMs: number;
-  /** From the key that loaded the room: sessions never end, content is never re-seeded. */
-  persistent: boolean;
-  /** Identifies this process in seed-lease holders, so that several servers can share a store. */
-  serverId: string;
-  /**
-   * Seed lease lifetime. Renewed every third of it while the holder's socket is open, so it only runs out when
-   * the holder's server died; 10 s bounds how long waiting clients stay blocked by a dead seeder.
-   */
-  leaseTtlMs: number;
-  /** How often peers waiting for a seeder elsewhere (another server, or a dead one) re-check the store. */
-  leasePollMs: number;
-  /**
-   * Stored updates after which the document is compacted into one. Loading cost grows with the update count;
-   * 500 keeps a cold load to milliseconds while compaction (one `encodeStateAsUpdate`) stays rare.
-   */
-  compactAfterUpdates: number;
-  /**
-   * Largest document, as the size of its encoded state, an update may grow it to (`document_too_large`, 4413).
-   * Checked before the update is applied.
-   */
-  maxDocumentBytes?: number;
-  /** Structs one update may carry: bounds the integration work of one message (S9, ≤ 50 ms). */
-  maxStructsPerUpdate?: number;
-  /** Deepest JSON-like value an update may carry (rooms/depth-check.ts, `DEFAULT_MAX_VALUE_DEPTH`). */
-  maxValueDepth?: number;
-  /** Deepest nesting of shared types (elements) an update may create (`DEFAULT_MAX_TYPE_DEPTH`). */
-  maxTypeDepth?: number;
-  /** Other servers serving the same documents (a no-op `LocalFanout` when this server is alone). */
-  fanout: Fanout;
-  metrics: Metrics;
-  log: Logger;
-  /** Called when a peer left (webhooks: user.left). */
-  onLeft?: (peer: RoomPeer) => void;
+export interface RoomOptions extends RoomSettings {
   /** Called when the last peer left (the registry unloads the room after a delay). */
   onIdle: (room: Room) => void;
-  /** `ServerOptions.onAckSent`: called right after an `Ack` frame was handed to a peer's socket. */
-  onAckSent?: (doc: DocKey, count: number) => void;
 }
-
-interface PeerState {
-  identity: StampedPresence;
-  permission: 'edit' | 'read';
-  /**
-   * A read-only peer had a message refused (and was told so, once). Acks are cumulative (P9): any later ack would
-   * cover the refused message too, so from then on this peer gets no ack on this connection (RELIABILITY.md S17).
-   */
-  toldReadOnly: boolean;
-  /** Received step1 + step2 of the document; receives relayed updates and presence from now on. */
-  synced: boolean;
-  /** Update-bearing messages received (P9). */
-  received: number;
-  /** Highest count committed (and acked, or about to be). */
-  acked: number;
-  /** An `Ack` send is scheduled. */
-  ackQueued: boolean;
-}
-
-/** Transaction origins of changes that are already stored and must not be relayed or appended again. */
-const LOADED = Symbol('loaded from store');
-const SEEDED = Symbol('seed committed');
-/** Origin of changes committed by another server (or read back from the store): relayed, not stored again. */
-const REMOTE = Symbol('remote server');
-
-/**
- * Default document limit: 16 MiB of encoded state is ~8–16 M characters of text, well above the ~1 M-character
- * documents Wave is built for (R8), and small enough that loading, compacting and syncing one stays sub-second.
- */
-export const DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
-/**
- * Default structs per update. Integrating ~20,000 small structs takes ~15–30 ms here; a 1 MB paste is one struct,
- * and a client's step2 after 1,000 offline edits a few thousand. 20,000 keeps one message well under 50 ms.
- */
-export const DEFAULT_MAX_STRUCTS_PER_UPDATE = 20_000;
-
-/** Origin of a REST replacement (server-side forceSync): relayed to every peer and stored. */
-const SERVER_WRITE = Symbol('server write');
-/**
- * A message's update is relayed as it was sent (`onDocUpdate`) while at most this many times, plus
- * `RELAY_AS_SENT_SLACK` bytes, the size of the update the document emitted for it; a larger one mostly repeats
- * content the server had (a reply to a step1 after a reconnection can carry a whole delete set), and peers get the
- * emitted one: a client cannot make the server send its peers more than it changed.
- */
-const RELAY_AS_SENT_FACTOR = 2;
-const RELAY_AS_SENT_SLACK = 1024;
-
-/** Pause after a failed compaction: the commit queue already retries the store; compaction can wait. */
-const COMPACTION_RETRY_MS = 30_000;
 
 export class Room implements SeedLeaseHost {
   readonly doc = new Y.Doc();
@@ -135,27 +62,20 @@ export class Room implements SeedLeaseHost {
   private waiting: RoomPeer[] = [];
   private readonly presence: Presence;
   private readonly lease: SeedLease;
-  private refreshing = false;
-  private refreshAgain = false;
+  private readonly catchUp: CatchUp;
+  private readonly compaction: Compaction;
+  private readonly session: SessionUpkeep;
   private joinCounter = 0;
-  private storedSinceCompaction = 0;
   /**
    * Upper estimate of the encoded document size: exact after a load or a recount, plus every update applied since.
    * Recounted (one `encodeStateAsUpdate`) only when an update would push the estimate over the limit.
    */
   private sizeEstimate = 0;
-  private compacting = false;
-  private compactRetryAt = 0;
   /** Set by `onDocUpdate` while a client update is applied: the commit of what it changed. */
   private pendingCommit: Promise<void> | undefined;
-  private touchTimer: NodeJS.Timeout | undefined;
   private readonly inflight = new Set<Promise<unknown>>();
-  /** Remote updates received while a store load is under way (or before the seed): applied after it. */
-  private held: Uint8Array[] = [];
   /** The update being applied as one message (a client's, or another server's), with its origin: see `onDocUpdate`. */
-  private applying: { origin: unknown; update: Uint8Array } | null = null;
-  private catchingUp: Promise<void> | undefined;
-  private catchUpAgain = false;
+  private applying: Applying | null = null;
 
   private constructor(
     readonly key: DocKey,
@@ -173,6 +93,41 @@ export class Room implements SeedLeaseHost {
       (update) => this.feed.publishAwareness(update),
     );
     this.lease = new SeedLease(this, store, opts);
+    this.session = new SessionUpkeep({
+      room: this,
+      store,
+      graceMs: opts.graceMs,
+      persistent: opts.persistent,
+      sessionEnded: () => this.sessionEnded(),
+      loadSeeded: async () => {
+        await this.loadStored();
+        if (this.closed) return;
+        this.seeded = true;
+        this.syncWaiting();
+      },
+      offerLease: () => this.lease.offer(this.grantSeed),
+      track: (run, what) => this.track(run, what),
+    });
+    this.catchUp = new CatchUp({
+      room: this,
+      store,
+      log: opts.log,
+      applyRemote: (update) => this.applyOne(update, REMOTE),
+      applyAwareness: (update) => this.presence.applyRemote(update),
+      counted: () => this.opts.metrics.remoteUpdates++,
+      sessionEnded: () => this.sessionEnded(),
+      refresh: () => this.track(this.refresh(), 'loading a document seeded elsewhere'),
+      track: (run, what) => this.track(run, what),
+    });
+    this.compaction = new Compaction({
+      room: this,
+      store,
+      queue,
+      feed,
+      shared: opts.fanout.shared,
+      compactAfterUpdates: opts.compactAfterUpdates,
+      track: (run, what) => this.track(run, what),
+    });
     this.doc.on('update', this.onDocUpdate);
   }
 
@@ -190,7 +145,7 @@ export class Room implements SeedLeaseHost {
       if (session.seeded) await room.loadStored();
       // Servers still holding an older epoch of this document learn at once that its session ended.
       else feed.publishSession(session.epoch);
-      feed.start(room.onFanout);
+      feed.start(room.catchUp.receive);
       return room;
     } catch (error) {
       room?.destroy();
@@ -216,17 +171,9 @@ export class Room implements SeedLeaseHost {
     return this.waiting.filter((p) => this.peers.get(p)?.permission !== 'read');
   }
 
-  /**
-   * For an idle room about to be reused: opens the session again (it may have ended during the grace period) and
-   * tells whether this room still matches it.
-   */
-  async revalidate(): Promise<boolean> {
-    const session = await this.store.openSession(this.key, {
-      now: Date.now(),
-      graceMs: this.opts.graceMs,
-      persistent: this.opts.persistent,
-    });
-    return session.epoch === this.epoch && session.seeded === this.seeded;
+  /** For an idle room about to be reused: whether it still matches its stored session (`SessionUpkeep`). */
+  revalidate(): Promise<boolean> {
+    return this.session.revalidate();
   }
 
   // --- joining and leaving ---
@@ -241,8 +188,8 @@ export class Room implements SeedLeaseHost {
       joinTime: Date.now(),
     };
     const permission = request.permission ?? 'edit';
-    this.peers.set(peer, { identity, permission, toldReadOnly: false, synced: false, received: 0, acked: 0, ackQueued: false });
-    if (this.peers.size === 1) this.startTouching();
+    this.peers.set(peer, new PeerState(peer, identity, permission));
+    if (this.peers.size === 1) this.session.startTouching();
     peer.send({
       type: MessageType.Welcome,
       welcome: {
@@ -272,7 +219,7 @@ export class Room implements SeedLeaseHost {
     for (const other of this.peers.keys()) if (other.clientId === peer.clientId) sameClient = true;
     if (!sameClient) this.presence.remove(peer.clientId);
     if (this.peers.size === 0) {
-      this.stopTouching();
+      this.session.stopTouching();
       this.lease.stopPolling();
       // The grace period starts now.
       this.track(this.store.touchSession(this.key, this.epoch, Date.now()), 'touching the session');
@@ -326,11 +273,11 @@ export class Room implements SeedLeaseHost {
     } catch (error) {
       if (!(error instanceof UpdateRejected)) throw error;
       // A read-only client's later edits build on its earlier (refused) ones: refused too, not a protocol error.
-      if (state.permission === 'read' && !error.malformed) return this.refuseReadOnly(peer, state);
+      if (state.permission === 'read' && !error.malformed) return this.refuseReadOnly(state);
       throw new ProtocolError(error.message);
     }
     if (state.permission === 'read') {
-      if (facts.changes) return this.refuseReadOnly(peer, state);
+      if (facts.changes) return this.refuseReadOnly(state);
       // A read-only client's reply to step1 carries nothing new: acked, it changes nothing.
       void this.queue.flush().then(() => this.ack(peer, n));
       return;
@@ -348,7 +295,7 @@ export class Room implements SeedLeaseHost {
       this.pendingCommit = undefined;
       return this.fail('applying an update', error);
     }
-    if (this.dropPending()) {
+    if (dropPending(this.doc)) {
       // Only a broken or hostile client sends an update whose dependencies the server does not have: it cannot be
       // stored as integrated content, so it gets no ack (RELIABILITY.md S9).
       throw new ProtocolError('update does not integrate: it depends on changes the server does not have');
@@ -394,30 +341,16 @@ export class Room implements SeedLeaseHost {
     }
   }
 
-  /** S3: a read-only peer's change is not applied, stored, relayed or acked. */
-  private refuseReadOnly(peer: RoomPeer, state: PeerState): void {
+  /** S3: a read-only peer's change is refused (`PeerState.refuseReadOnly`). */
+  private refuseReadOnly(state: PeerState): void {
     this.opts.metrics.rejected('access_denied');
-    if (state.toldReadOnly) return;
-    state.toldReadOnly = true;
-    peer.send({
-      type: MessageType.Error,
-      error: { code: 'access_denied', detail: 'this connection is read-only: its edits are not saved or shared', fatal: false },
-    });
-  }
-
-  /** Discards structs/deletes waiting for missing dependencies; true when there were some. */
-  private dropPending(): boolean {
-    const store = this.doc.store;
-    if (store.pendingStructs === null && store.pendingDs === null) return false;
-    store.pendingStructs = null;
-    store.pendingDs = null;
-    return true;
+    state.refuseReadOnly();
   }
 
   private async handleSeed(peer: RoomPeer, state: PeerState, epoch: number, update: Uint8Array): Promise<void> {
     const n = ++state.received;
     // A read-only peer is never offered the lease (waitingPeers): its Seed is an edit, refused like one.
-    if (state.permission === 'read') return this.refuseReadOnly(peer, state);
+    if (state.permission === 'read') return this.refuseReadOnly(state);
     if (!this.lease.isHolder(peer) || epoch !== this.epoch || this.seeded) {
       // P7: ignored, not stored, not relayed, but counted so the client's ack arithmetic stays simple.
       await this.queue.flush();
@@ -454,72 +387,60 @@ export class Room implements SeedLeaseHost {
     this.feed.publishSeeded(epoch);
     if (this.closed) return false;
     this.seeded = true;
-    this.storedSinceCompaction = 1;
+    this.compaction.reset(1);
     Y.applyUpdate(this.doc, content, SEEDED);
     this.sizeEstimate = content.length;
     this.syncWaiting();
     return true;
   }
 
-  /**
-   * Records that the peer's first `count` update-bearing messages are committed. One `Ack` goes out per commit:
-   * the waiters of a batch resolve together, so the send is deferred to a microtask that runs after all of them.
-   */
+  /** The peer's first `count` update-bearing messages are committed: acks them (`PeerState.ack`). */
   private ack(peer: RoomPeer, count: number): void {
     const state = this.peers.get(peer);
-    if (!state || state.toldReadOnly || count <= state.acked || this.failed) return;
-    state.acked = count;
-    if (state.ackQueued) return;
-    state.ackQueued = true;
-    queueMicrotask(() => {
-      state.ackQueued = false;
-      if (this.peers.get(peer) === state && peer.open && !this.failed) {
-        peer.send({ type: MessageType.Ack, count: state.acked });
-        this.opts.onAckSent?.(this.key, state.acked);
-      }
+    if (!state || this.failed) return;
+    state.ack(count, (acked) => {
+      if (this.peers.get(peer) !== state || !peer.open || this.failed) return;
+      peer.send({ type: MessageType.Ack, count: acked });
+      this.opts.onAckSent?.(this.key, acked);
     });
   }
 
+
   // --- REST (server-side forceSync, delete) ---
 
-  /**
-   * Replaces the content for everyone in one transaction (`write` empties and fills the shared types) and resolves
-   * once it is committed. An unseeded session is seeded with it instead (under the seed lease, P5); throws
-   * `JoinRefused('session_full')`-like errors as plain `Error`s when a client holds that lease right now.
-   */
+  /** Replaces the content for everyone and resolves once it is committed (rooms/replace.ts). */
   async replaceContent(write: (doc: Y.Doc) => void): Promise<void> {
-    if (!this.seeded) {
-      const scratch = new Y.Doc();
-      scratch.transact(() => write(scratch));
-      const content = Y.encodeStateAsUpdate(scratch);
-      scratch.destroy();
-      const holder = `rest:${this.opts.serverId}:${Date.now()}`;
-      const now = Date.now();
-      if (!(await this.store.acquireSeedLease(this.key, this.epoch, holder, now, this.opts.leaseTtlMs))) {
-        throw new Error('a client is seeding this document right now; retry');
-      }
-      if (!(await this.store.commitSeed(this.key, this.epoch, holder, content, Date.now()))) {
-        throw new Error('the document could not be seeded; retry');
-      }
-      this.adoptSeed(this.epoch, content);
-      return;
-    }
+    return replaceContent(
+      {
+        room: this,
+        store: this.store,
+        serverId: this.opts.serverId,
+        leaseTtlMs: this.opts.leaseTtlMs,
+        adoptSeed: (epoch, content) => void this.adoptSeed(epoch, content),
+        transactStored: (change, origin, what) => this.transactStored(change, origin, what),
+      },
+      write,
+    );
+  }
+
+  /**
+   * `change` as one transaction with `origin`, resolved once what it changed is committed; the size estimate is
+   * recounted (a replacement's size is not its update's). When `change` throws, the document may hold part of it,
+   * unstored (D7): the room fails and the error is thrown again.
+   */
+  private transactStored(change: () => void, origin: unknown, what: string): Promise<void> {
     this.pendingCommit = undefined;
     try {
-      this.doc.transact(() => {
-        write(this.doc);
-        this.doc.getMap(META_MAP).set(META_REPLACED_KEY, `server:${Date.now()}`);
-      }, SERVER_WRITE);
+      this.doc.transact(change, origin);
     } catch (error) {
-      // The document may hold part of the replacement, unstored (D7).
       this.pendingCommit = undefined;
-      this.fail('replacing the content', error);
+      this.fail(what, error);
       throw error;
     }
     const commit = this.pendingCommit ?? Promise.resolve();
     this.pendingCommit = undefined;
     this.sizeEstimate = Y.encodeStateAsUpdate(this.doc).length;
-    await commit;
+    return commit;
   }
 
   /** The document was deleted (REST DELETE): peers are closed (1012) and reconnect into a new session. */
@@ -540,21 +461,12 @@ export class Room implements SeedLeaseHost {
   }
 
   /**
-   * Relays a change to the peers, and commits and publishes one that came from a peer. Peers get a message's update
-   * as its writer sent it, not the update this document emitted for it: that one also deletes what was inserted
-   * into the nodes the update deletes, here, including what its writer had not seen, while a client reads from an
-   * update's delete set what its writer saw (the rich-text adapter keeps text written into a block a peer deleted
-   * without having seen it, `adapters/html/successor.ts`). Both have the same effect on a document: the update
-   * integrated whole here (`dropPending`), and deleting a node deletes what a replica holds inside it. The store keeps
-   * the emitted update (what changed here).
+   * Relays a change to the peers (the bytes `relayedUpdate` picks), and commits and publishes one that came from a
+   * peer. The store keeps the emitted update (what changed here).
    */
   private readonly onDocUpdate = (emitted: Uint8Array, origin: unknown): void => {
     if (origin === LOADED || origin === SEEDED) return;
-    // Not when part of it did not integrate: that part is dropped (`dropPending`), and never relayed. Nor when it is
-    // much larger than what it changed (content the server already had): peers would get all of it again.
-    const whole = this.doc.store.pendingStructs === null && this.doc.store.pendingDs === null;
-    const sent = this.applying && this.applying.origin === origin && whole ? this.applying.update : null;
-    const update = sent && sent.length <= RELAY_AS_SENT_FACTOR * emitted.length + RELAY_AS_SENT_SLACK ? sent : emitted;
+    const update = relayedUpdate(this.doc, emitted, origin, this.applying);
     this.broadcast(encodeMessage({ type: MessageType.Sync, step: SyncStep.Update, update }), origin);
     // Committed and published by the server it came from.
     if (origin === REMOTE) return;
@@ -567,8 +479,7 @@ export class Room implements SeedLeaseHost {
       this.opts.metrics.updates++;
       this.feed.publishUpdates(epoch, [update]);
     });
-    this.storedSinceCompaction++;
-    this.maybeCompact();
+    this.compaction.stored();
   };
 
   /** Sends a frame to every synced peer except `origin`. */
@@ -615,171 +526,26 @@ export class Room implements SeedLeaseHost {
     this.sendDocument(waiting.filter((p) => p.open && this.peers.has(p)));
   }
 
-  /** Re-reads the session: seeded elsewhere → load and sync the waiting peers; still unseeded → try the lease. */
-  async refresh(): Promise<void> {
-    if (this.closed || this.seeded) return;
-    if (this.refreshing) {
-      // A notice from another server arrived while the store was being read: that read may predate it.
-      this.refreshAgain = true;
-      return;
-    }
-    this.refreshing = true;
-    this.refreshAgain = false;
-    try {
-      const session = await this.store.getSession(this.key);
-      if (this.closed) return;
-      if (!session || session.epoch !== this.epoch) {
-        this.sessionEnded();
-        return;
-      }
-      if (session.seeded) {
-        await this.loadStored();
-        if (this.closed) return;
-        this.seeded = true;
-        this.syncWaiting();
-        return;
-      }
-    } finally {
-      this.refreshing = false;
-    }
-    await this.lease.offer(this.grantSeed);
-    if (this.refreshAgain) this.track(this.refresh(), 'checking the seed state');
+  /** Re-reads the session (rooms/session-upkeep.ts); `SeedLeaseHost.refresh`. */
+  refresh(): Promise<void> {
+    return this.session.refresh();
   }
 
   private async loadStored(): Promise<void> {
     // Remote updates received until now were committed before they were published, so this load contains them;
     // those that arrive while it runs are held and applied after it.
-    this.held = [];
+    this.catchUp.clear();
     const stored = await this.store.loadDocument(this.key, this.epoch);
     this.doc.transact(() => {
       for (const update of stored.updates) Y.applyUpdate(this.doc, update, LOADED);
     }, LOADED);
-    this.storedSinceCompaction = stored.updates.length;
+    this.compaction.reset(stored.updates.length);
     this.sizeEstimate = stored.updates.reduce((sum, u) => sum + u.length, 0);
-    if (this.applyHeld()) this.track(this.catchUp(), 'catching up from the store');
-    this.maybeCompact();
+    this.catchUp.resume();
+    this.compaction.maybeCompact();
   }
 
-  // --- other servers (fan-out) ---
-
-  private readonly onFanout = (event: FanoutEvent): void => {
-    if (this.closed) return;
-    switch (event.kind) {
-      case 'update':
-        if (event.epoch < this.epoch) return; // from a session that has ended
-        if (event.epoch > this.epoch) return this.sessionEnded();
-        this.opts.metrics.remoteUpdates++;
-        if (!this.seeded || this.catchingUp) {
-          this.held.push(event.update);
-          if (!this.seeded) this.track(this.refresh(), 'loading a document seeded elsewhere');
-          return;
-        }
-        return this.applyRemote(event.update);
-      case 'seeded':
-        if (event.epoch > this.epoch) return this.sessionEnded();
-        if (event.epoch === this.epoch && !this.seeded) this.track(this.refresh(), 'loading a document seeded elsewhere');
-        return;
-      case 'session':
-        if (event.epoch > this.epoch) this.sessionEnded();
-        return;
-      case 'awareness':
-        return this.presence.applyRemote(event.update);
-      case 'gap':
-        if (this.seeded) this.track(this.catchUp(), 'catching up from the store');
-        else this.track(this.refresh(), 'loading a document seeded elsewhere');
-        return;
-    }
-  };
-
-  /**
-   * Applies an update another server committed. One that does not integrate depends on updates this room has not
-   * received (a server died between its commit and its publish, or entries were lost): they are in the store, so
-   * the room catches up from there and applies this one again after.
-   */
-  private applyRemote(update: Uint8Array): void {
-    try {
-      this.applyOne(update, REMOTE);
-    } catch (error) {
-      this.dropPending();
-      this.opts.log.error(`an update from another server for ${describeDoc(this.key)} does not decode; dropped`, error);
-      return;
-    }
-    if (this.dropPending()) {
-      this.held.push(update);
-      this.track(this.catchUp(), 'catching up from the store');
-    }
-  }
-
-  /**
-   * Applies the held remote updates. True when some still do not integrate: they stay held for the next store
-   * read (their dependencies were committed after the last one began). Applying one twice changes nothing.
-   */
-  private applyHeld(): boolean {
-    const held = this.held;
-    this.held = [];
-    if (held.length === 0) return false;
-    this.doc.transact(() => {
-      for (const update of held) Y.applyUpdate(this.doc, update, REMOTE);
-    }, REMOTE);
-    if (!this.dropPending()) return false;
-    this.held = held;
-    return true;
-  }
-
-  /**
-   * Applies every stored update of the epoch with the `REMOTE` origin (what this room lacked is relayed to its
-   * peers), then the held ones. Serialised; a request during a run schedules one more run.
-   */
-  private catchUp(): Promise<void> {
-    if (this.catchingUp) {
-      this.catchUpAgain = true;
-      return this.catchingUp;
-    }
-    const run = async (): Promise<void> => {
-      // Bounded: a new run is only requested by a gap or a non-integrating update during this one.
-      for (let round = 0; round < 5 && !this.closed; round++) {
-        this.catchUpAgain = false;
-        const stored = await this.store.loadDocument(this.key, this.epoch);
-        if (this.closed) return;
-        this.doc.transact(() => {
-          for (const update of stored.updates) Y.applyUpdate(this.doc, update, REMOTE);
-        }, REMOTE);
-        this.dropPending();
-        if (this.applyHeld()) this.catchUpAgain = true;
-        if (!this.catchUpAgain) return;
-      }
-    };
-    this.catchingUp = run().finally(() => {
-      this.catchingUp = undefined;
-      if (this.closed || !this.applyHeld()) return;
-      // Five store reads did not bring their dependencies: a broken server; the store has what was committed.
-      this.opts.log.warn(`updates from another server for ${describeDoc(this.key)} do not integrate; dropped`);
-      this.held = [];
-    });
-    return this.catchingUp;
-  }
-
-  // --- session upkeep ---
-
-  private startTouching(): void {
-    this.stopTouching();
-    // A third of the grace period: two touches may be late or fail before a live session could expire.
-    this.touchTimer = setInterval(() => {
-      this.track(this.touch(), 'touching the session');
-    }, Math.max(100, Math.floor(this.opts.graceMs / 3)));
-    this.touchTimer.unref();
-  }
-
-  private stopTouching(): void {
-    if (this.touchTimer) clearInterval(this.touchTimer);
-    this.touchTimer = undefined;
-  }
-
-  private async touch(): Promise<void> {
-    await this.store.touchSession(this.key, this.epoch, Date.now());
-    const session = await this.store.getSession(this.key);
-    if (!this.closed && (!session || session.epoch !== this.epoch)) this.sessionEnded();
-  }
+  // --- session ---
 
   /**
    * The stored session is no longer this room's (it expired while this process was stalled, or the document was
@@ -790,57 +556,6 @@ export class Room implements SeedLeaseHost {
     this.stale = true;
     this.opts.log.warn(`session of ${describeDoc(this.key)} epoch ${this.epoch} ended under a loaded room`);
     for (const peer of [...this.peers.keys()]) peer.close(1012, 'session ended; reconnect');
-  }
-
-  // --- compaction ---
-
-  private maybeCompact(): void {
-    if (this.compacting || this.closed || this.storedSinceCompaction <= this.opts.compactAfterUpdates) return;
-    if (Date.now() < this.compactRetryAt) return;
-    this.compacting = true;
-    this.track(
-      this.compact().finally(() => {
-        this.compacting = false;
-      }),
-      'compacting',
-    );
-  }
-
-  /**
-   * Replaces the stored updates by one: the room's `Y.Doc` state. Through the doc, not `Y.mergeUpdates`, which is
-   * super-linear on many small updates (yjs issue 710). Correct because every stored update of this document was
-   * applied to the doc before it was enqueued, so the state read after `lastSeq` contains all of them.
-   */
-  private async compact(): Promise<void> {
-    const count = this.storedSinceCompaction;
-    this.storedSinceCompaction = 0;
-    try {
-      await this.queue.flush();
-      const epoch = this.epoch;
-      let upToSeq: number;
-      if (this.opts.fanout.shared) {
-        // Other servers append too, and some of their updates may still be on their way through the fan-out:
-        // apply what the store holds, so that the state below contains every row up to upToSeq. (Appends of one
-        // document are serialised by the store, so no row ≤ upToSeq can be committed after this read.)
-        const stored = await this.store.loadDocument(this.key, epoch);
-        if (this.closed || epoch !== this.epoch) return;
-        this.doc.transact(() => {
-          for (const update of stored.updates) Y.applyUpdate(this.doc, update, REMOTE);
-        }, REMOTE);
-        if (this.dropPending()) throw new Error('stored updates do not integrate; compaction skipped');
-        upToSeq = stored.lastSeq;
-      } else {
-        upToSeq = await this.store.lastSeq(this.key, epoch);
-      }
-      if (upToSeq === 0) return;
-      const state = Y.encodeStateAsUpdate(this.doc);
-      await this.store.compact(this.key, epoch, state, upToSeq);
-      this.feed.compacted();
-    } catch (error) {
-      this.storedSinceCompaction += count;
-      this.compactRetryAt = Date.now() + COMPACTION_RETRY_MS;
-      throw error;
-    }
   }
 
   // --- lifetime ---
@@ -855,7 +570,7 @@ export class Room implements SeedLeaseHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stopTouching();
+    this.session.stopTouching();
     this.lease.close();
     // Bounded: every tracked call settles on its own; no new ones start once closed.
     for (let i = 0; i < 10 && this.inflight.size > 0; i++) await Promise.all([...this.inflight]);
@@ -866,37 +581,10 @@ export class Room implements SeedLeaseHost {
   private destroy(): void {
     this.closed = true;
     this.feed.close();
-    this.held = [];
+    this.catchUp.clear();
     this.lease.close();
     this.doc.off('update', this.onDocUpdate);
     this.presence.destroy();
     this.doc.destroy();
   }
-}
-
-/** Checks a seed update and returns it normalised (one state update without pending parts). */
-function normalizeSeed(update: Uint8Array, maxStructs: number, depth: DepthLimits): Uint8Array {
-  const doc = new Y.Doc();
-  try {
-    try {
-      checkUpdate(doc, update, maxStructs, depth);
-    } catch (error) {
-      if (error instanceof UpdateRejected) throw new ProtocolError(`Seed: ${error.message}`);
-      throw error;
-    }
-    Y.applyUpdate(doc, update);
-    if (doc.store.pendingStructs !== null || doc.store.pendingDs !== null) {
-      throw new ProtocolError('Seed update is not a complete document state');
-    }
-    return Y.encodeStateAsUpdate(doc);
-  } catch (error) {
-    if (error instanceof ProtocolError) throw error;
-    throw new ProtocolError('Seed update does not decode');
-  } finally {
-    doc.destroy();
-  }
-}
-
-export function describeDoc(key: DocKey): string {
-  return `${JSON.stringify(key.account)}/${JSON.stringify(key.docId)}`;
 }

@@ -1,0 +1,28 @@
+/** Checks a Seed message's update (P5) before it is stored as a document's first content. */
+import * as Y from 'yjs';
+import { ProtocolError } from 'wave-protocol';
+import { UpdateRejected, checkUpdate } from './update-check.js';
+import type { DepthLimits } from './depth-check.js';
+
+/** Checks a seed update and returns it normalised (one state update without pending parts). */
+export function normalizeSeed(update: Uint8Array, maxStructs: number, depth: DepthLimits): Uint8Array {
+  const doc = new Y.Doc();
+  try {
+    try {
+      checkUpdate(doc, update, maxStructs, depth);
+    } catch (error) {
+      if (error instanceof UpdateRejected) throw new ProtocolError(`Seed: ${error.message}`);
+      throw error;
+    }
+    Y.applyUpdate(doc, update);
+    if (doc.store.pendingStructs !== null || doc.store.pendingDs !== null) {
+      throw new ProtocolError('Seed update is not a complete document state');
+    }
+    return Y.encodeStateAsUpdate(doc);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    throw new ProtocolError('Seed update does not decode');
+  } finally {
+    doc.destroy();
+  }
+}
