@@ -1,4 +1,4 @@
-import type * as Y from 'yjs';
+import * as Y from 'yjs';
 
 /**
  * Where a session keeps its document between page loads, so that edits made offline survive a closed tab
@@ -18,4 +18,23 @@ export interface LocalPersistence {
   clear(): Promise<void>;
   /** Detaches, keeping what was kept. */
   close(): void;
+}
+
+/** `persistence.open`; storage that fails to open (private mode, quota) is no storage: a warning, and nothing kept. */
+export async function openKept(persistence: LocalPersistence, live: Y.Doc, confirmed: Y.Doc): Promise<number | undefined> {
+  try {
+    return await persistence.open(live, confirmed);
+  } catch (err) {
+    console.warn('[wave] offline storage unavailable:', err);
+    return undefined;
+  }
+}
+
+/** Whether two docs hold the same state (their encoded states are equal byte for byte). */
+export function sameState(a: Y.Doc, b: Y.Doc): boolean {
+  const x = Y.encodeStateAsUpdate(a);
+  const y = Y.encodeStateAsUpdate(b);
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
 }

@@ -1,154 +1,34 @@
 /**
  * The DOM-free heart of a Wave client: one Y.Doc, one WebSocket, the join/seed/sync handshake of PROTOCOL.md,
  * acks, reconnects and the awareness-based user list. Editors plug in through `DocBinding`; the browser-facing
- * `Coedit` class wires config, DOM events and presence UI around it.
+ * `Coedit` class wires config, DOM events and presence UI around it. Parts: session-state.ts (lifecycle),
+ * connection.ts, session-token.ts, session-presence.ts, seed.ts, read-only-view.ts; shapes in session-types.ts.
  */
 import * as Y from 'yjs';
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
-import {
-  CloseCode,
-  MessageType,
-  PROTOCOL_VERSION,
-  SERVER_ERRORS,
-  SyncStep,
-  decodeMessage,
-  encodeMessage,
-  errorCodeForClose,
-  META_MAP,
-  META_REPLACED_KEY,
-  type ErrorCode,
-  type HelloPayload,
-  type Message,
-  type UserIdentity,
-  type WelcomePayload,
-} from 'wave-protocol';
+import { CloseCode, MessageType, PROTOCOL_VERSION, SERVER_ERRORS, SyncStep, errorCodeForClose } from 'wave-protocol';
+import { META_MAP, META_REPLACED_KEY, type ErrorCode, type HelloPayload, type Message, type WelcomePayload } from 'wave-protocol';
 import { AckTracker } from './ack-tracker.js';
 import { ConfirmedState } from './confirmed.js';
-import { applyEdits, captureEdits, writeDifference, type Patches } from './reset.js';
-import type { LocalPersistence } from './persistence.js';
-import { Backoff } from './backoff.js';
+import { captureEdits, type Patches } from './reset.js';
+import { reapplyEdits, writeHostCopySeed, writeSeed } from './seed.js';
 import { CoeditError } from './errors.js';
-import { SOCKET_CONNECTING, SOCKET_OPEN, frameBytes, type SocketFactory, type SocketLike } from './socket.js';
+import { Connection } from './connection.js';
+import { ReadOnlyView, rebuildShared } from './read-only-view.js';
+import { SessionPresence } from './session-presence.js';
+import { SessionLifecycle } from './session-state.js';
 import { LocalUndo } from './undo.js';
+import { openKept, sameState } from './persistence.js';
 import { applyRemoteUpdate } from './remote-update.js';
-import { TokenRefresher } from './token-refresh.js';
+import { SessionToken } from './session-token.js';
+import { REPLACE_ORIGIN, SEED_ORIGIN } from './session-types.js';
+import type { PresenceState, SessionOptions, SessionStatus, SessionUser } from './session-types.js';
 
-/** Transaction origin of the editor content written while seeding (P5). */
-export const SEED_ORIGIN = Symbol('wave-seed');
-/** Transaction origin of unsynced edits re-applied after a session reset (P8); adapters show it like a remote edit. */
-export const REAPPLY_ORIGIN = Symbol('wave-reapply');
-/** Transaction origin of `forceSync` (the host replaced the whole content); adapters show it like a remote edit. */
-export const REPLACE_ORIGIN = Symbol('wave-replace');
+export { REAPPLY_ORIGIN, REPLACE_ORIGIN, SEED_ORIGIN } from './session-types.js';
+export type { DocBinding, PresenceState, SessionEvents, SessionOptions, SessionState, SessionStatus, SessionUser } from './session-types.js';
 
-/** What an editor adapter offers the session: the document side only. */
-export interface DocBinding {
-  /** Writes the editor's current content into the empty `doc` (the session wraps it in a SEED_ORIGIN transaction). */
-  seed(doc: Y.Doc): void;
-  /**
-   * Shows `doc`'s content in the editor (replacing what it had) and syncs both ways from now on. `undo` is this
-   * doc's undo manager: the adapter declares its own origin with `undo.track()` and routes the editor's undo/redo
-   * keys and commands to it, so that undo reverts only this user's edits.
-   */
-  bind(doc: Y.Doc, awareness: Awareness, undo: LocalUndo): void;
-  /** Stops syncing; the editor keeps its content. Safe to call when not bound. */
-  unbind(): void;
-  /**
-   * Writes edits the editor has made but not yet written into the doc (adapters that learn of edits
-   * asynchronously, through a MutationObserver). Called before each remote update is applied, so that a remote
-   * edit never lands between a local edit and its write — a write diffed against the older content would then put
-   * the local edit at stale offsets (split words, marks on the wrong characters).
-   */
-  flushLocal?(): void;
-  /**
-   * Name of the `Y.Text` the editor binds to, for editors whose content is one text (text, B, C). When set, a
-   * session reset re-applies unsynced edits as text patches; without it they are kept only when this client seeds.
-   */
-  readonly textName?: string;
-  /** Makes the editor read-only (`true`) or editable again, when the server's permission changes (issue #6). */
-  setReadOnly?(readOnly: boolean): void;
-}
-
-export type SessionState = 'connecting' | 'online' | 'offline' | 'stopped';
-
-export interface SessionStatus {
-  state: SessionState;
-  /** True when every local edit has been acked by the server after commit. */
-  saved: boolean;
-  /** Local edits not yet acked. */
-  pending: number;
-}
-
-export interface SessionUser {
-  user: UserIdentity;
-  joinTime: Date;
-  color: string;
-  self: boolean;
-}
-
-/** One awareness state as the presence UI reads it: identity (server-stamped) plus presence fields. */
-export interface PresenceState {
-  clientId: number;
-  self: boolean;
-  state: Record<string, unknown>;
-}
-
-export interface SessionEvents {
-  status: SessionStatus;
-  /** Internal (not a public event): every awareness change, carets and pointers included. */
-  presence: PresenceState[];
-  content_changed: { source: 'local' | 'remote' };
-  users_update: SessionUser[];
-  error: CoeditError;
-  access_changed: { permission: 'edit' | 'read' };
-}
-
-export interface SessionOptions {
-  /** `ws(s)://host/v2/ws` — the session adds the query. */
-  wsUrl: string;
-  apiKey: string;
-  docId: string;
-  user: HelloPayload['user'];
-  token?: string;
-  /**
-   * The host's token function (config `token` as a function): called again before the token's `exp`; each fresh
-   * token is sent on the open connection (`Token`, PROTOCOL.md P2b) and used by later Hellos (token-refresh.ts).
-   */
-  refreshToken?: () => Promise<string>;
-  binding: DocBinding;
-  socketFactory: SocketFactory;
-  emit: <K extends keyof SessionEvents>(name: K, payload: SessionEvents[K]) => void;
-  /** Injected for tests; defaults to Math.random. */
-  random?: () => number;
-  /**
-   * The host's stored copy (hook `fetchDocOnNetworkReconnect`), asked for when this client must seed a new session
-   * while it holds unsynced edits; they are re-applied on top of it. Null or absent: the editor's content seeds.
-   */
-  fetchHostCopy?: () => Promise<string | null>;
-  /** Keeps the document across page loads (offline edits survive a closed tab, R3). */
-  persistence?: LocalPersistence;
-}
-
-/**
- * Send a Ping after this long without sending anything, or without hearing anything (P12): a client alone on a
- * document keeps sending presence renewals that the server does not echo, and must still prove the socket alive.
- */
-const PING_AFTER_MS = 15_000;
-/** Declare the socket dead after this long without hearing anything: two missed pings plus slack (P12, R4 ≤ 45 s). */
-const DEAD_AFTER_MS = 35_000;
-/** A connection attempt not open after this long is abandoned and retried (a server that accepts TCP but hangs). */
-const CONNECT_TIMEOUT_MS = 10_000;
-/** How often the heartbeat checks the timers above. */
+/** How often the heartbeat checks the connection (connection.ts) and presence liveness (awareness-users.ts). */
 const HEARTBEAT_TICK_MS = 5_000;
-/**
- * Presence liveness (issue #4: a silent loss disappears from peers within 30 s). Each client re-announces its state
- * this often (y-protocols' own renewal is 15 s) …
- */
-const PRESENCE_RENEW_MS = 8_000;
-/**
- * … and drops a peer's state not renewed for this long. Both checks run every HEARTBEAT_TICK_MS, so a live peer renews
- * at least every 8 + 5 s (7 s of margin for late timers), and one that went silent is gone after at most 20 + 5 s.
- */
-const PRESENCE_TIMEOUT_MS = 20_000;
 /** `stop()` waits at most this long for pending edits to be acked before closing (API.md: bounded wait). */
 const STOP_FLUSH_MS = 3_000;
 
@@ -157,8 +37,13 @@ export class Session {
   private awareness = new Awareness(this.doc);
   /** Created with each doc by attachDoc(). */
   private undo!: LocalUndo;
-  private socket: SocketLike | null = null;
-  private state: SessionState = 'connecting';
+  private readonly connection: Connection;
+  private readonly lifecycle = new SessionLifecycle();
+  private readonly readOnlyView = new ReadOnlyView({
+    bound: () => this.bound,
+    applies: () => !this.lifecycle.stopped && this.bound && this.readOnly,
+    show: () => this.showShared(),
+  });
   private tracker = new AckTracker();
   /** Offline persistence is loading kept updates into the docs. */
   private loading = false;
@@ -169,40 +54,46 @@ export class Session {
   private confirmed: ConfirmedState;
   /** Unsynced edits captured at a session reset, waiting to be re-applied on the new session's content (P8). */
   private reapply: Patches | null = null;
-  private readonly backoff: Backoff;
   private epoch: number | undefined;
   private welcome: WelcomePayload | undefined;
-  /** `opts.token`, replaced by `setToken` when the host's token function gives a fresh one. */
-  private token: string | undefined;
-  /** The token the server holds for the current connection (sent in its Hello or in a later `Token`). */
-  private sentToken: string | undefined;
-  private readonly refresher: TokenRefresher | undefined;
-  /** A reconnect waits for the token function (connect()): no second attempt meanwhile. */
-  private awaitingToken = false;
+  private readonly token: SessionToken;
+  /**
+   * The editor is bound to the current doc. A fact independent of the lifecycle phase (session-state.ts): a seed
+   * binds it before the first sync, and a session reset unbinds it while the session reconnects.
+   */
   private bound = false;
-  private synced = false;
-  private stopped = false;
-  private reportedOutage = false;
-  private reconnectTimer: unknown = null;
   private heartbeat: unknown = null;
-  private lastSent = 0;
-  private connectStartedAt = 0;
-  private lastReceived = 0;
-  private usersSignature = '';
-  /** This client's presence fields (cursor, pointer …), kept across reconnects and session resets. */
-  private presence: Record<string, unknown> = {};
+  private readonly presence = new SessionPresence({
+    awareness: () => this.awareness,
+    selfId: () => this.doc.clientID,
+    online: () => this.lifecycle.online,
+    send: (update) => this.send({ type: MessageType.Awareness, update }),
+    emit: (name, payload) => this.opts.emit(name, payload),
+  });
   /** The server's state vector from its last step1 on this connection. */
   private serverStateVector: Uint8Array | null = null;
   private startWaiters: Array<{ resolve: () => void; reject: (e: CoeditError) => void }> = [];
   private savedWaiters: Array<() => void> = [];
 
   constructor(private readonly opts: SessionOptions) {
-    this.token = opts.token;
-    if (opts.refreshToken && opts.token !== undefined) {
-      this.refresher = new TokenRefresher(opts.refreshToken, (token) => this.setToken(token), (error) => this.report(error));
-    }
+    this.token = new SessionToken({
+      token: opts.token,
+      refreshToken: opts.refreshToken,
+      onFresh: () => {
+        if (this.lifecycle.online) this.sendToken(true);
+      },
+      report: (error) => this.report(error),
+    });
     this.confirmed = this.newConfirmedState();
-    this.backoff = new Backoff(undefined, undefined, opts.random);
+    const query = `apiKey=${encodeURIComponent(opts.apiKey)}&docId=${encodeURIComponent(opts.docId)}`;
+    const target = { url: `${opts.wsUrl}?${query}`, socketFactory: opts.socketFactory, random: opts.random, lifecycle: this.lifecycle };
+    this.connection = new Connection(target, {
+      hello: () => this.hello(),
+      message: (message) => this.handle(message),
+      report: (error) => this.report(error),
+      gone: (code, reason, opened) => this.onSocketGone(code, reason, opened),
+      refreshToken: () => this.token.refreshBeforeReconnect(),
+    });
     this.attachDoc();
   }
 
@@ -210,9 +101,9 @@ export class Session {
   start(): Promise<void> {
     const done = new Promise<void>((resolve, reject) => this.startWaiters.push({ resolve, reject }));
     void this.loadKept().then(() => {
-      if (this.stopped) return;
-      if (this.token !== undefined) this.refresher?.start(this.token);
-      this.connect();
+      if (this.lifecycle.stopped) return;
+      this.token.start();
+      this.connection.connect();
       this.heartbeat = setInterval(() => this.checkHeartbeat(), HEARTBEAT_TICK_MS);
     });
     return done;
@@ -226,24 +117,19 @@ export class Session {
     const persistence = this.opts.persistence;
     if (!persistence) return;
     this.loading = true;
-    let epoch: number | undefined;
-    try {
-      epoch = await persistence.open(this.doc, this.confirmed.doc);
-    } catch (err) {
-      console.warn('[wave] offline storage unavailable:', err);
-    } finally {
+    const epoch = await openKept(persistence, this.doc, this.confirmed.doc).finally(() => {
       this.loading = false;
-    }
+    });
     if (epoch === undefined || this.doc.store.clients.size === 0) return;
     this.epoch = epoch;
     this.keptContent = true;
-    if (!bytesEqual(Y.encodeStateAsUpdate(this.doc), Y.encodeStateAsUpdate(this.confirmed.doc))) this.tracker.localEdit();
+    if (!sameState(this.doc, this.confirmed.doc)) this.tracker.localEdit();
   }
 
   /** Sends pending edits (waits at most STOP_FLUSH_MS for their acks), leaves and releases everything. */
   async stop(): Promise<void> {
-    if (this.stopped) return;
-    if (this.state === 'online' && this.tracker.pending > 0) {
+    if (this.lifecycle.stopped) return;
+    if (this.lifecycle.online && this.tracker.pending > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, STOP_FLUSH_MS);
         this.savedWaiters.push(() => {
@@ -252,25 +138,24 @@ export class Session {
         });
       });
     }
+    // A fatal error may have stopped the session while it waited.
+    if (this.lifecycle.stopped) return;
     // Tell peers at once that we left instead of letting them wait for the awareness timeout.
-    if (this.state === 'online') removeAwarenessStates(this.awareness, [this.doc.clientID], 'local');
+    if (this.lifecycle.online) removeAwarenessStates(this.awareness, [this.doc.clientID], 'local');
     this.shutdown(null);
   }
 
   getStatus(): SessionStatus {
-    return { state: this.state, saved: this.tracker.pending === 0, pending: this.tracker.pending };
+    return { state: this.lifecycle.state, saved: this.tracker.pending === 0, pending: this.tracker.pending };
   }
 
   getUsers(): SessionUser[] {
-    return this.collectUsers();
+    return this.presence.users();
   }
 
   /** A hint from the host (the browser's `online` event) that the network is back: retry now. */
   retryNow(): void {
-    if (this.stopped || this.socket) return;
-    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = null;
-    this.connect();
+    this.connection.retryNow();
   }
 
   /**
@@ -279,7 +164,7 @@ export class Session {
    * `content_changed`, and clear their undo stacks. Resolves when the replacement is stored on the server.
    */
   async replaceContent(write: (doc: Y.Doc) => void): Promise<void> {
-    if (this.stopped || !this.bound) {
+    if (this.lifecycle.stopped || !this.bound) {
       throw new CoeditError('invalid_config', 'forceSync: the session has not synced yet (await start() first)', true);
     }
     this.doc.transact(() => {
@@ -293,96 +178,41 @@ export class Session {
 
   /** A hint from the host (the browser's `offline` event): the socket is as good as gone, do not wait for the heartbeat. */
   networkLost(): void {
-    const socket = this.socket;
-    if (this.stopped || !socket) return;
-    socket.close(CloseCode.Normal, 'network offline');
+    if (this.lifecycle.stopped || !this.connection.active) return;
+    this.connection.drop(CloseCode.Normal, 'network offline');
     this.onSocketGone(1006, 'the browser reports no network', true);
   }
 
   // ---- connection ----
 
-  /** `tokenAsked`: this attempt already asked the token function (a failed call does not hold the reconnect). */
-  private connect(tokenAsked = false): void {
-    if (this.stopped || this.awaitingToken) return;
-    // Reconnecting after the page was offline or asleep past the token's exp: ask for a fresh token first. (The
-    // first connection's token was just fetched by the host.)
-    if (!tokenAsked && this.refresher && this.sentToken !== undefined && TokenRefresher.expired(this.token, Date.now())) {
-      this.awaitingToken = true;
-      void this.refresher.refreshNow(this.token!).then(() => {
-        this.awaitingToken = false;
-        this.connect(true);
-      });
-      return;
-    }
-    const query = `apiKey=${encodeURIComponent(this.opts.apiKey)}&docId=${encodeURIComponent(this.opts.docId)}`;
-    let socket: SocketLike;
-    try {
-      socket = this.opts.socketFactory(`${this.opts.wsUrl}?${query}`);
-    } catch (err) {
-      this.onSocketGone(1006, `could not open a WebSocket: ${(err as Error).message}`, false);
-      return;
-    }
-    socket.binaryType = 'arraybuffer';
-    this.socket = socket;
-    this.connectStartedAt = Date.now();
-    let opened = false;
-    socket.onopen = () => {
-      opened = true;
-      this.lastReceived = Date.now();
-      const hello: HelloPayload = {
-        protocol: PROTOCOL_VERSION,
-        apiKey: this.opts.apiKey,
-        docId: this.opts.docId,
-        user: this.opts.user,
-        clientId: this.doc.clientID,
-      };
-      if (this.token !== undefined) hello.token = this.token;
-      this.sentToken = this.token;
-      if (this.epoch !== undefined) hello.epoch = this.epoch;
-      this.send({ type: MessageType.Hello, hello });
+  /** The Hello for a socket that just opened (P2): the token it carries is the one the server holds from now on. */
+  private hello(): HelloPayload {
+    const hello: HelloPayload = {
+      protocol: PROTOCOL_VERSION,
+      apiKey: this.opts.apiKey,
+      docId: this.opts.docId,
+      user: this.opts.user,
+      clientId: this.doc.clientID,
     };
-    socket.onmessage = (ev) => {
-      if (socket !== this.socket) return;
-      this.lastReceived = Date.now();
-      const bytes = frameBytes(ev.data);
-      if (!bytes) return;
-      let message: Message;
-      try {
-        message = decodeMessage(bytes);
-      } catch (err) {
-        this.report(new CoeditError('server_error', `the server sent a frame this client cannot read: ${(err as Error).message}`, false));
-        socket.close(CloseCode.BadMessage, 'bad frame');
-        return;
-      }
-      this.handle(message);
-    };
-    socket.onclose = (ev) => {
-      if (socket !== this.socket) return;
-      this.onSocketGone(ev.code, ev.reason, opened);
-    };
-    socket.onerror = () => {
-      /* onclose follows and carries the code */
-    };
+    const token = this.token.forHello();
+    if (token !== undefined) hello.token = token;
+    if (this.epoch !== undefined) hello.epoch = this.epoch;
+    return hello;
   }
 
   private send(message: Message): void {
-    const socket = this.socket;
-    if (!socket || socket.readyState !== SOCKET_OPEN) return;
-    socket.send(encodeMessage(message));
-    this.lastSent = Date.now();
+    this.connection.send(message);
   }
 
   private sendUpdateBearing(message: Message): void {
-    if (!this.socket || this.socket.readyState !== SOCKET_OPEN) return;
-    this.send(message);
-    this.tracker.sent();
+    if (this.connection.send(message)) this.tracker.sent();
   }
 
+  /** The socket is gone (the connection has forgotten it): a fatal close stops the session, any other reconnects. */
   private onSocketGone(code: number, reason: string, opened: boolean): void {
-    this.socket = null;
     this.tracker.connectionLost();
-    this.dropRemotePresence();
-    if (this.stopped) return;
+    this.presence.dropRemote();
+    if (this.lifecycle.stopped) return;
     const errorCode: ErrorCode | undefined = errorCodeForClose(code);
     const serverError = errorCode !== undefined && Object.hasOwn(SERVER_ERRORS, errorCode)
       ? SERVER_ERRORS[errorCode as keyof typeof SERVER_ERRORS]
@@ -391,19 +221,15 @@ export class Session {
       this.fail(new CoeditError(errorCode, reason || `the server closed the connection (${code})`, true));
       return;
     }
-    if (this.state === 'online') this.setState('offline');
-    if (!this.reportedOutage) {
-      this.reportedOutage = true;
+    const { changed, newOutage } = this.lifecycle.connectionLost();
+    if (changed) this.emitStatus();
+    if (newOutage) {
       const detail = opened
         ? `connection to the Wave server lost (${code}${reason ? ` ${reason}` : ''}); reconnecting`
         : `could not connect to the Wave server at ${this.opts.wsUrl} (is it running, and is this page's origin allowed for the apiKey?); retrying`;
       this.report(new CoeditError(errorCode === 'rate_limited' ? 'rate_limited' : 'connection_lost', detail, false));
     }
-    const delay = this.backoff.next();
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      this.connect();
-    }, delay);
+    this.connection.retryLater();
   }
 
   /** Deferred unless offline persistence stores the confirmed copy (confirmed.ts). */
@@ -413,23 +239,8 @@ export class Session {
 
   private checkHeartbeat(): void {
     const now = Date.now();
-    this.checkPresence(now);
-    if (this.socket && this.socket.readyState === SOCKET_CONNECTING && now - this.connectStartedAt > CONNECT_TIMEOUT_MS) {
-      // TCP accepted but the upgrade never answered (a frozen server or proxy): give up on this attempt and retry.
-      const socket = this.socket;
-      this.onSocketGone(1006, 'connection attempt timed out', false);
-      socket.close();
-      return;
-    }
-    if (!this.socket || this.socket.readyState !== SOCKET_OPEN) return;
-    if (now - this.lastReceived > DEAD_AFTER_MS) {
-      // The socket looks open but nothing arrives (server frozen, network gone silently): drop it.
-      const socket = this.socket;
-      socket.close(CloseCode.Normal, 'heartbeat timeout');
-      this.onSocketGone(1006, 'heartbeat timeout', true);
-      return;
-    }
-    if (now - this.lastSent > PING_AFTER_MS || now - this.lastReceived > PING_AFTER_MS) this.send({ type: MessageType.Ping });
+    this.presence.check(now);
+    this.connection.check(now);
   }
 
   // ---- messages ----
@@ -459,7 +270,7 @@ export class Session {
           } finally {
             this.applyingRemote = false;
           }
-          if (message.step === SyncStep.Step2 && !this.synced) this.onFirstSync();
+          if (message.step === SyncStep.Step2 && !this.lifecycle.synced) this.onFirstSync();
           else if (message.step === SyncStep.Step2) this.onResync();
         }
         break;
@@ -497,7 +308,7 @@ export class Session {
       this.opts.binding.setReadOnly?.(welcome.permission === 'read');
       this.opts.emit('access_changed', { permission: welcome.permission });
     }
-    this.awareness.setLocalState({ ...this.presence, user: welcome.user, color: welcome.color, joinTime: welcome.joinTime });
+    this.presence.welcomed(welcome);
   }
 
   /**
@@ -505,21 +316,14 @@ export class Session {
    * are the server's: it overwrites them anyway (P11), so they are never taken from here.
    */
   setPresence(fields: Record<string, unknown>): void {
-    this.presence = { ...this.presence, ...fields };
-    for (const key of ['user', 'color', 'joinTime']) delete this.presence[key];
-    const local = this.awareness.getLocalState();
-    if (this.stopped || !this.welcome || local === null) return;
-    this.awareness.setLocalState({ ...local, ...this.presence });
+    this.presence.set(fields, !this.lifecycle.stopped && this.welcome !== undefined);
   }
 
   /** The awareness states of everyone connected (self included), for the presence UI. */
   getPresence(): PresenceState[] {
-    const out: PresenceState[] = [];
-    this.awareness.getStates().forEach((state, clientId) => {
-      if (state && typeof state === 'object') out.push({ clientId, self: clientId === this.doc.clientID, state: state as Record<string, unknown> });
-    });
-    return out;
+    return this.presence.states();
   }
+
 
   /** The Y.Doc the editor is bound to (relative positions resolve against it); replaced at a session reset. */
   get ydoc(): Y.Doc {
@@ -534,51 +338,7 @@ export class Session {
     }
     const patches = this.reapply;
     this.reapply = null;
-    if (!this.bound) {
-      const name = this.opts.binding.textName;
-      this.doc.transact(() => {
-        // Kept content of this very epoch (we seeded it before a crash, R3): it is the seed. Else the editor is;
-        // unsynced edits captured while the editor did not show them (loaded from offline storage) go on top.
-        if (!this.keptContent) this.opts.binding.seed(this.doc);
-        if (patches && name && !this.editorShowsEdits) {
-          writeDifference(this.doc.getText(name), applyEdits(patches, this.doc.getText(name).toString()));
-        }
-      }, SEED_ORIGIN);
-      // Bind at once: what the user types while the seed is in flight goes into the doc instead of being
-      // overwritten when the server's step2 arrives. goOnline() sends it.
-      this.opts.binding.bind(this.doc, this.awareness, this.undo);
-      this.bound = true;
-    }
-    this.sendUpdateBearing({ type: MessageType.Seed, epoch, update: Y.encodeStateAsUpdate(this.doc) });
-  }
-
-  private onFirstSync(): void {
-    this.synced = true;
-    this.onResync();
-    for (const w of this.startWaiters.splice(0)) w.resolve();
-  }
-
-  private onResync(): void {
-    if (!this.bound) {
-      this.opts.binding.bind(this.doc, this.awareness, this.undo);
-      this.bound = true;
-      this.reapplyEdits();
-    }
-    // Edits this client kept from before it was read-only (offline storage, a token that changed to `read`) will
-    // never be taken by the server: the editor shows the shared document instead (S17).
-    if (this.readOnly && this.tracker.pending > 0) this.revertToShared();
-    this.goOnline();
-  }
-
-  /** After a reset, writes the captured unsynced edits onto the new session's content as new local edits. */
-  private reapplyEdits(): void {
-    const patches = this.reapply;
-    const name = this.opts.binding.textName;
-    this.reapply = null;
-    if (!patches || !name) return;
-    const ytext = this.doc.getText(name);
-    const merged = applyEdits(patches, ytext.toString());
-    this.doc.transact(() => writeDifference(ytext, merged), REAPPLY_ORIGIN);
+    this.sendSeed(epoch, () => writeSeed(this.doc, this.opts.binding, { kept: this.keptContent, patches, editorShowsEdits: this.editorShowsEdits }));
   }
 
   /** Seeds a new session with the host's stored copy plus this client's unsynced edits (hook, P8). */
@@ -589,30 +349,57 @@ export class Session {
     } catch (err) {
       this.report(new CoeditError('session_reset', `fetchDocOnNetworkReconnect failed (${(err as Error).message}); seeding from the editor`, false));
     }
-    if (this.stopped || epoch !== this.epoch) return;
+    if (this.lifecycle.stopped || epoch !== this.epoch) return;
     this.reapply = null;
+    this.sendSeed(epoch, () => writeHostCopySeed(this.doc, this.opts.binding, base, patches, name));
+  }
+
+  /**
+   * Writes the seed (`write`, seed.ts) unless the editor is bound already, then sends the doc as the Seed. Bound at
+   * once: what the user types while the seed is in flight goes into the doc instead of being overwritten when the
+   * server's step2 arrives; goOnline() sends it.
+   */
+  private sendSeed(epoch: number, write: () => void): void {
     if (!this.bound) {
-      const ytext = this.doc.getText(name);
-      this.doc.transact(() => {
-        if (base === null) this.opts.binding.seed(this.doc);
-        else ytext.insert(0, applyEdits(patches, base));
-      }, SEED_ORIGIN);
-      this.opts.binding.bind(this.doc, this.awareness, this.undo);
-      this.bound = true;
+      write();
+      this.bindEditor();
     }
     this.sendUpdateBearing({ type: MessageType.Seed, epoch, update: Y.encodeStateAsUpdate(this.doc) });
   }
 
+  private bindEditor(): void {
+    this.opts.binding.bind(this.doc, this.awareness, this.undo);
+    this.bound = true;
+  }
+
+  private onFirstSync(): void {
+    this.onResync();
+    for (const w of this.startWaiters.splice(0)) w.resolve();
+  }
+
+  private onResync(): void {
+    if (!this.bound) {
+      this.bindEditor();
+      const patches = this.reapply;
+      const name = this.opts.binding.textName;
+      this.reapply = null;
+      if (patches && name) reapplyEdits(this.doc, patches, name);
+    }
+    // Edits this client kept from before it was read-only (offline storage, a token that changed to `read`) will
+    // never be taken by the server: the editor shows the shared document instead (S17).
+    if (this.readOnly && this.tracker.pending > 0) this.readOnlyView.revert();
+    this.goOnline();
+  }
+
   private goOnline(): void {
-    this.backoff.reset();
-    this.reportedOutage = false;
+    this.connection.online();
     // Local edits made between our step2 reply and now were sent by nobody: send them (duplicates are harmless).
     if (this.tracker.hasUnsent() && this.serverStateVector && !this.readOnly) {
       this.sendUpdateBearing({ type: MessageType.Sync, step: SyncStep.Update, update: Y.encodeStateAsUpdate(this.doc, this.serverStateVector) });
     }
-    this.setState('online');
+    if (this.lifecycle.goOnline()) this.emitStatus();
     // A token refreshed while this connection joined: the server still holds the older one.
-    if (this.token !== undefined && this.token !== this.sentToken) this.sendToken(this.token);
+    this.sendToken(false);
     const local = this.awareness.getLocalState();
     if (local !== null) {
       this.send({ type: MessageType.Awareness, update: encodeAwarenessUpdate(this.awareness, [this.doc.clientID]) });
@@ -637,16 +424,28 @@ export class Session {
         false,
       ));
     }
-    this.opts.binding.unbind();
     this.bound = false;
     this.keptContent = false;
+    this.replaceDoc(epoch);
+    this.tracker = new AckTracker();
+  }
+
+  /**
+   * Unbinds the editor and replaces the doc, its awareness and its confirmed copy by empty ones (offline storage
+   * follows, for `epoch`). `keepClientId`: the new doc keeps the old one's client id, and its awareness starts without
+   * a local state (the caller restores it once the doc holds its content).
+   */
+  private replaceDoc(epoch: number | undefined, keepClientId = false): void {
+    const clientId = this.doc.clientID;
+    this.opts.binding.unbind();
     this.detachDoc();
     this.doc = new Y.Doc();
+    if (keepClientId) this.doc.clientID = clientId;
     this.awareness = new Awareness(this.doc);
-    this.tracker = new AckTracker();
+    if (keepClientId) this.awareness.setLocalState(null);
     this.confirmed = this.newConfirmedState();
     this.attachDoc();
-    void this.opts.persistence?.reset(this.doc, this.confirmed.doc, epoch);
+    if (epoch !== undefined) void this.opts.persistence?.reset(this.doc, this.confirmed.doc, epoch);
   }
 
 
@@ -666,7 +465,7 @@ export class Session {
       // S17: the server refuses every change of a read-only client, so none is sent or counted. One made in the
       // editor (a script, an undo, forceSync …) is reverted at once: the editor is rebound to the shared document.
       // Yjs' own formatting cleanup after a remote update is not a change of this user (every peer makes it).
-      if (!(origin === null && this.applyingRemote)) this.revertToShared();
+      if (!(origin === null && this.applyingRemote)) this.readOnlyView.revert();
       return;
     }
     this.tracker.localEdit();
@@ -678,20 +477,10 @@ export class Session {
     // update is applied) must reach the server like an edit, but nobody here changed anything.
     const derived = origin === null && this.applyingRemote;
     this.opts.emit('content_changed', { source: derived ? 'remote' : 'local' });
-    if (this.state === 'online') {
+    if (this.lifecycle.online) {
       this.sendUpdateBearing({ type: MessageType.Sync, step: SyncStep.Update, update });
     }
     this.emitStatus();
-  };
-
-  private readonly onAwarenessUpdate = (
-    changes: { added: number[]; updated: number[]; removed: number[] },
-    origin: unknown,
-  ): void => {
-    if (origin === 'local' && this.state === 'online') {
-      const ids = [...changes.added, ...changes.updated, ...changes.removed];
-      this.send({ type: MessageType.Awareness, update: encodeAwarenessUpdate(this.awareness, ids) });
-    }
   };
 
   /** Another user's forceSync replaced the content: undoing into the old content would resurrect it. */
@@ -699,64 +488,24 @@ export class Session {
     if (event.keysChanged.has(META_REPLACED_KEY) && !event.transaction.local) this.undo.manager.clear();
   };
 
-  private readonly onAwarenessChange = (): void => {
-    this.opts.emit('presence', this.getPresence());
-    const users = this.collectUsers();
-    const signature = JSON.stringify(users.map((u) => [u.user, u.color, u.joinTime.getTime(), u.self]));
-    if (signature === this.usersSignature) return;
-    this.usersSignature = signature;
-    this.opts.emit('users_update', users);
-  };
-
   private attachDoc(): void {
     // One undo manager per doc: a replaced doc (session reset) starts with empty stacks.
     this.undo = new LocalUndo(this.doc);
     this.doc.on('update', this.onDocUpdate);
     this.doc.getMap(META_MAP).observe(this.onMetaChange);
-    this.awareness.on('update', this.onAwarenessUpdate);
-    this.awareness.on('change', this.onAwarenessChange);
+    this.awareness.on('update', this.presence.onUpdate);
+    this.awareness.on('change', this.presence.onChange);
   }
 
   private detachDoc(): void {
     this.doc.off('update', this.onDocUpdate);
     this.doc.getMap(META_MAP).unobserve(this.onMetaChange);
-    this.awareness.off('update', this.onAwarenessUpdate);
-    this.awareness.off('change', this.onAwarenessChange);
+    this.awareness.off('update', this.presence.onUpdate);
+    this.awareness.off('change', this.presence.onChange);
     this.awareness.destroy();
     this.undo.destroy();
     this.doc.destroy();
     this.confirmed.destroy();
-  }
-
-  private collectUsers(): SessionUser[] {
-    const users: Array<SessionUser & { clientId: number }> = [];
-    this.awareness.getStates().forEach((state, clientId) => {
-      const s = state as { user?: unknown; color?: unknown; joinTime?: unknown };
-      if (!s.user || typeof s.user !== 'object' || typeof s.color !== 'string' || typeof s.joinTime !== 'number') return;
-      users.push({ clientId, user: s.user as UserIdentity, color: s.color, joinTime: new Date(s.joinTime), self: clientId === this.doc.clientID });
-    });
-    users.sort((a, b) => a.joinTime.getTime() - b.joinTime.getTime() || a.clientId - b.clientId);
-    return users.map(({ clientId: _c, ...u }) => u);
-  }
-
-  /** Renews this client's awareness state and drops peers that stopped renewing theirs (a frozen tab, a lost network). */
-  private checkPresence(now: number): void {
-    const awareness = this.awareness;
-    const own = awareness.meta.get(this.doc.clientID);
-    if (this.state === 'online' && awareness.getLocalState() !== null && own && now - own.lastUpdated >= PRESENCE_RENEW_MS) {
-      awareness.setLocalState(awareness.getLocalState());
-    }
-    const silent: number[] = [];
-    awareness.getStates().forEach((_state, clientId) => {
-      const meta = awareness.meta.get(clientId);
-      if (clientId !== this.doc.clientID && meta && now - meta.lastUpdated >= PRESENCE_TIMEOUT_MS) silent.push(clientId);
-    });
-    if (silent.length > 0) removeAwarenessStates(awareness, silent, 'timeout');
-  }
-
-  private dropRemotePresence(): void {
-    const remote = [...this.awareness.getStates().keys()].filter((id) => id !== this.doc.clientID);
-    if (remote.length > 0) removeAwarenessStates(this.awareness, remote, 'connection-lost');
   }
 
   // ---- read-only view (RELIABILITY.md S17) ----
@@ -766,33 +515,6 @@ export class Session {
     return this.welcome?.permission === 'read';
   }
 
-  /** A revert to the shared document is scheduled, or running (a bind that writes must not schedule another). */
-  private reverting = false;
-
-  /**
-   * Schedules `showShared` for the end of the current task: the editor's own transaction (the change being
-   * reverted) and its observers must finish before the doc they run on is replaced; nothing is drawn meanwhile.
-   */
-  private revertToShared(): void {
-    if (this.reverting || !this.bound) return;
-    this.reverting = true;
-    void Promise.resolve().then(() => {
-      try {
-        if (!this.stopped && this.bound && this.readOnly) this.showShared();
-      } finally {
-        this.reverting = false;
-      }
-    });
-  }
-
-  /**
-   * Replaces the doc, which holds a refused local change, with a new one holding exactly the server-confirmed
-   * state, and rebinds the editor to it, which then shows the shared document. Undoing the change inside the same
-   * doc would not do: Yjs cannot revive deleted items, an undo re-inserts copies, and a collaborator's later edits
-   * anchored inside the deleted text would then land elsewhere for this reader than for everyone else. The new doc
-   * keeps this client's id (presence is keyed by it on the server; the refused items were never sent anywhere) and
-   * the awareness states, so peers see nothing of this.
-   */
   private showShared(): void {
     const refused = this.tracker.pending;
     if (refused > 0) {
@@ -801,38 +523,21 @@ export class Session {
       this.tracker = new AckTracker();
       this.report(new CoeditError('access_denied', `this connection is read-only: ${refused} unsaved edit(s) made before were discarded`, false));
     }
-    const shared = Y.encodeStateAsUpdate(this.confirmed.doc);
-    const clientId = this.doc.clientID;
-    const local = this.awareness.getLocalState();
-    const peers = [...this.awareness.getStates().keys()].filter((id) => id !== clientId);
-    const peerStates = peers.length > 0 ? encodeAwarenessUpdate(this.awareness, peers) : null;
-    this.opts.binding.unbind();
-    this.detachDoc();
-    this.doc = new Y.Doc();
-    this.doc.clientID = clientId;
-    this.awareness = new Awareness(this.doc);
-    this.awareness.setLocalState(null);
-    this.confirmed = this.newConfirmedState();
-    this.attachDoc();
-    if (this.epoch !== undefined) void this.opts.persistence?.reset(this.doc, this.confirmed.doc, this.epoch);
-    applyRemoteUpdate(this.doc, shared, this);
-    // Yjs gives a doc a new client id when a remote update carries structs of its own id (it takes them for another
-    // client's). Here they are this client's own confirmed edits (from before it was read-only): the id stays, and
-    // its next edit continues after them.
-    this.doc.clientID = clientId;
-    if (peerStates) applyAwarenessUpdate(this.awareness, peerStates, this);
-    if (local !== null) this.awareness.setLocalState(local);
-    this.opts.binding.bind(this.doc, this.awareness, this.undo);
+    rebuildShared({
+      doc: this.doc,
+      awareness: this.awareness,
+      shared: Y.encodeStateAsUpdate(this.confirmed.doc),
+      origin: this,
+      replace: () => {
+        this.replaceDoc(this.epoch, true);
+        return { doc: this.doc, awareness: this.awareness };
+      },
+      bind: () => this.bindEditor(),
+    });
     if (refused > 0) this.emitStatus();
   }
 
   // ---- state and errors ----
-
-  private setState(state: SessionState): void {
-    if (this.state === state) return;
-    this.state = state;
-    this.emitStatus();
-  }
 
   private emitStatus(): void {
     const status = this.getStatus();
@@ -851,14 +556,11 @@ export class Session {
   }
 
   private shutdown(error: CoeditError | null): void {
-    this.stopped = true;
-    this.refresher?.stop();
-    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
+    this.lifecycle.stop();
+    this.token.stop();
     if (this.heartbeat !== null) clearInterval(this.heartbeat);
-    this.reconnectTimer = this.heartbeat = null;
-    const socket = this.socket;
-    this.socket = null;
-    if (socket && socket.readyState <= SOCKET_OPEN) socket.close(CloseCode.Normal, 'stopped');
+    this.heartbeat = null;
+    this.connection.stop(CloseCode.Normal, 'stopped');
     // The editor goes back to the host as the session found it: editable (a `read` token had locked it).
     if (this.welcome?.permission === 'read') this.opts.binding.setReadOnly?.(false);
     this.opts.binding.unbind();
@@ -867,12 +569,8 @@ export class Session {
     if (this.tracker.pending === 0) void this.opts.persistence?.clear();
     else this.opts.persistence?.close();
     this.detachDoc();
-    if (this.usersSignature !== '' && this.usersSignature !== '[]') {
-      // A stopped session is connected to nobody: say so instead of leaving the last list standing.
-      this.usersSignature = '[]';
-      this.opts.emit('users_update', []);
-    }
-    this.setState('stopped');
+    this.presence.stopped();
+    this.emitStatus();
     const reason = error ?? new CoeditError('connection_lost', 'the session was stopped before it synced', false);
     for (const w of this.startWaiters.splice(0)) w.reject(reason);
     for (const w of this.savedWaiters.splice(0)) w();
@@ -883,14 +581,12 @@ export class Session {
    * server then keeps open until the new `exp` (P2b), and used by every later Hello.
    */
   setToken(token: string): void {
-    this.token = token;
-    if (this.state === 'online') this.sendToken(token);
+    this.token.set(token);
   }
 
-  private sendToken(token: string): void {
-    if (!this.socket || this.socket.readyState !== SOCKET_OPEN) return;
-    this.send({ type: MessageType.Token, token });
-    this.sentToken = token;
+  /** Sends the current token (`always` false: unless the server holds it already; session-token.ts). */
+  private sendToken(always: boolean): void {
+    this.token.send((token) => this.connection.send({ type: MessageType.Token, token }), always);
   }
 
   /** The permission the server granted, once welcomed. */
@@ -901,9 +597,3 @@ export class Session {
 
 /** A Yjs update (v1) with no structs and no deletions. */
 const EMPTY_UPDATE = new Uint8Array([0, 0]);
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
