@@ -21,6 +21,14 @@ export class AckTracker {
     this.covers.push(this.localEdits);
   }
 
+  /**
+   * An update-bearing message that carries none of the local edits was sent (a read-only client's empty step2
+   * reply): its ack confirms only what was confirmed already.
+   */
+  sentNothing(): void {
+    this.covers.push(this.ackedEdits);
+  }
+
   /** The server acked `count` update-bearing messages of this connection. Returns true when `pending` changed. */
   acked(count: number): boolean {
     const before = this.ackedEdits;

@@ -256,12 +256,13 @@ export class Session {
       case MessageType.Sync:
         if (message.step === SyncStep.Step1) {
           this.serverStateVector = message.stateVector;
-          this.sendUpdateBearing({
-            type: MessageType.Sync,
-            step: SyncStep.Step2,
-            // A read-only client has nothing the server would take (S17): its reply is empty, hence never refused.
-            update: this.readOnly ? EMPTY_UPDATE : Y.encodeStateAsUpdate(this.doc, message.stateVector),
-          });
+          if (this.readOnly) {
+            // A read-only client has nothing the server would take (S17): its reply is empty, hence never refused,
+            // and its ack must not count the edits it kept as stored (they are discarded once synced).
+            if (this.connection.send({ type: MessageType.Sync, step: SyncStep.Step2, update: EMPTY_UPDATE })) this.tracker.sentNothing();
+          } else {
+            this.sendUpdateBearing({ type: MessageType.Sync, step: SyncStep.Step2, update: Y.encodeStateAsUpdate(this.doc, message.stateVector) });
+          }
         } else {
           if (this.bound) this.opts.binding.flushLocal?.();
           this.applyingRemote = true;
