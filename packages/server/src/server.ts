@@ -194,6 +194,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   const ownsStore = typeof options.store !== 'object';
   const store = typeof options.store === 'object' ? options.store : openStore(options.store ?? 'sqlite:./data/wave.db');
+  if (store instanceof SqliteStore) store.startWriter();
   const ownsFanout = typeof options.redis !== 'object';
   const fanout: Fanout =
     typeof options.redis === 'object'
