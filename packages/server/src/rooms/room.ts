@@ -38,6 +38,7 @@ import { replaceContent } from './replace.js';
 import { SessionUpkeep } from './session-upkeep.js';
 import { relayedUpdate } from './relay.js';
 import { SharedOrder } from './shared-order.js';
+import { applyStored } from './stored-load.js';
 import type { Applying } from './relay.js';
 
 export interface RoomOptions extends RoomSettings {
@@ -72,13 +73,12 @@ export class Room implements SeedLeaseHost {
    * Recounted (one `encodeStateAsUpdate`) only when an update would push the estimate over the limit.
    */
   private sizeEstimate = 0;
-  /**
-   * Set by `onDocUpdate` while a client update is applied: resolves once what it changed is committed and shared
-   * with the other servers (and every earlier change of the room is), i.e. when it may be acked.
-   */
+  /** Set by `onDocUpdate` while a client update is applied: resolves when it may be acked (`shared`). */
   private pendingCommit: Promise<void> | undefined;
-  /** Acks wait for it: every change of this room committed and accepted by the fan-out, in order. */
+  /** Every change of this room committed and accepted by the fan-out, in order: acks wait for it. */
   private readonly shared = new SharedOrder();
+  /** The single stored row the doc was loaded from (stored-load.ts), until the first sync sent it or a change. */
+  private loadedRow: Uint8Array | undefined;
   private readonly inflight = new Set<Promise<unknown>>();
   /** The update being applied as one message (a client's, or another server's), with its origin: see `onDocUpdate`. */
   private applying: Applying | null = null;
@@ -472,6 +472,7 @@ export class Room implements SeedLeaseHost {
    * peer. The store keeps the emitted update (what changed here).
    */
   private readonly onDocUpdate = (emitted: Uint8Array, origin: unknown): void => {
+    this.loadedRow = undefined;
     if (origin === LOADED || origin === SEEDED) return;
     const update = relayedUpdate(this.doc, emitted, origin, this.applying);
     this.broadcast(encodeMessage({ type: MessageType.Sync, step: SyncStep.Update, update }), origin);
@@ -505,7 +506,8 @@ export class Room implements SeedLeaseHost {
     let step2: Uint8Array;
     try {
       step1 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step1, stateVector: Y.encodeStateVector(this.doc) });
-      step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: Y.encodeStateAsUpdate(this.doc) });
+      step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: this.loadedRow ?? Y.encodeStateAsUpdate(this.doc) });
+      this.loadedRow = undefined;
     } catch (error) {
       return this.fail('encoding the document', error);
     }
@@ -544,9 +546,7 @@ export class Room implements SeedLeaseHost {
     // those that arrive while it runs are held and applied after it.
     this.catchUp.clear();
     const stored = await this.store.loadDocument(this.key, this.epoch);
-    this.doc.transact(() => {
-      for (const update of stored.updates) Y.applyUpdate(this.doc, update, LOADED);
-    }, LOADED);
+    this.loadedRow = applyStored(this.doc, stored.updates, this.onDocUpdate);
     this.compaction.reset(stored.updates.length);
     this.sizeEstimate = stored.updates.reduce((sum, u) => sum + u.length, 0);
     this.catchUp.resume();

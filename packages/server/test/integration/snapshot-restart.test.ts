@@ -79,6 +79,30 @@ describe('cold load from a snapshot plus later updates, after SIGKILL', () => {
   it('SQLite', async () => {
     await snapshotRestart(undefined);
   });
+
+  it('a document stored as one row (its seed) is sent as stored, then edited and loaded again', async () => {
+    let server = await ServerProcess.start();
+    try {
+      const { apiKey } = await server.createKey({ name: 'one' });
+      const seeder = await TestClient.connect({ url: server.url, apiKey, docId: 'one-row', seedText: 'only the seed' });
+      await seeder.waitSynced();
+      await seeder.waitAllAcked();
+      server = await server.restart();
+      const [a, b] = await Promise.all(['a', 'b'].map((name) => TestClient.connect({ url: server.url, apiKey, docId: 'one-row', user: { name } })));
+      await Promise.all([a!.waitSynced(), b!.waitSynced()]);
+      assert.equal(a!.text.toString(), 'only the seed');
+      assert.equal(b!.text.toString(), 'only the seed');
+      a!.insert(0, '> ');
+      await a!.waitAllAcked();
+      await b!.waitFor(() => b!.text.toString() === '> only the seed', 'the edit');
+      const late = await TestClient.connect({ url: server.url, apiKey, docId: 'one-row' });
+      await late.waitSynced();
+      assert.equal(late.text.toString(), '> only the seed', 'a join after a change gets the changed document');
+      await Promise.all([a!.close(), b!.close(), late.close(), seeder.close()]);
+    } finally {
+      await server.cleanup();
+    }
+  });
 });
 
 if (await services('postgres')) {
