@@ -109,7 +109,7 @@ export class StreamPublisher {
           // One entry per document ever published: bounded, since trimming can also measure from the last read id.
           if (this.lastIds.size > MAX_TRACKED_STREAMS) this.lastIds.clear();
         }
-        for (const entry of this.queue.splice(0, sent)) for (const resolve of entry.accepted) resolve();
+        this.accepted(batch.slice(0, sent));
         if (sent < batch.length) {
           failures++;
           if (failures === 1) this.log.warn(`fan-out: publishing to Redis failed; ${this.queue.length} entries kept, retrying`);
@@ -122,6 +122,20 @@ export class StreamPublisher {
       this.draining = false;
       if (this.queue.length === 0) this.resolveIdle();
     }
+  }
+
+  /**
+   * Removes entries Redis accepted from the queue and resolves their waiters. Removed by identity, not by position:
+   * while their pipeline was in flight, `dropOldest` may have taken entries off the front (their waiters, now also on
+   * a `gap` entry, resolve here already, which is right: Redis has them).
+   */
+  private accepted(entries: readonly Entry[]): void {
+    if (entries.every((entry, i) => this.queue[i] === entry)) this.queue.splice(0, entries.length);
+    else {
+      const sent = new Set(entries);
+      this.queue = this.queue.filter((entry) => !sent.has(entry));
+    }
+    for (const entry of entries) for (const resolve of entry.accepted) resolve();
   }
 
   private resolveIdle(): void {
