@@ -20,7 +20,7 @@ Usage:
                     [--max-users N] [--max-frame-bytes B] [--max-document-bytes B] [--max-updates-per-second N]
                     [--max-messages-per-second N]
                     [--max-bytes-per-second B] [--auth-failures-per-minute N]
-                    [--max-connections-per-address N] [--trust-proxy]
+                    [--max-connections-per-address N] [--compact-after-updates N] [--trust-proxy]
                     [--webhook-debounce S] [--webhook-max-wait S] [--webhook-retry-schedule S,…] [--webhook-timeout S]
   wave-server keys create --name N [--account A] [--origin URL]... [--require-token] [--persistent]
                           [--max-users N] [--json] [--store URL] [--secret-key-file F]
@@ -47,6 +47,8 @@ start:
   --max-bytes-per-second B      per connection, burst 4x, rate_limited / 4429 (default 2097152)
   --auth-failures-per-minute N  per client address, then HTTP 429 (default 30)
   --max-connections-per-address N  open WebSockets per client address, rate_limited / 4430 (default 1000)
+  --compact-after-updates N     a loaded document's stored updates are replaced by one snapshot once more than
+                                N were stored since its load or last snapshot (default 500)
   --trust-proxy       behind a reverse proxy: the client address is the proxy's last Forwarded for= or
                       X-Forwarded-For entry, not the socket's (env WAVE_TRUST_PROXY=1; default off)
   --webhook-debounce S          doc.changed goes out S seconds after a document's latest stored change
@@ -142,6 +144,7 @@ async function start(args: string[]): Promise<number> {
     'max-bytes-per-second': { type: 'string' },
     'auth-failures-per-minute': { type: 'string' },
     'max-connections-per-address': { type: 'string' },
+    'compact-after-updates': { type: 'string' },
     'trust-proxy': { type: 'boolean' },
     'webhook-debounce': { type: 'string' },
     'webhook-max-wait': { type: 'string' },
@@ -163,6 +166,7 @@ async function start(args: string[]): Promise<number> {
   limitFlag('max-bytes-per-second', 'bytesPerSecond', 1024, 1024 * 1024 * 1024);
   limitFlag('auth-failures-per-minute', 'authFailuresPerMinute', 1, 1_000_000);
   limitFlag('max-connections-per-address', 'maxConnectionsPerAddress', 1, 10_000_000);
+  limitFlag('compact-after-updates', 'compactAfterUpdates', 1, 1_000_000);
   const trustProxy = flagOrEnv(values['trust-proxy'], 'WAVE_TRUST_PROXY');
   const host = setting(values.host, 'WAVE_HOST', '127.0.0.1').value;
   const portSetting = setting(values.port, 'WAVE_PORT', '8080');

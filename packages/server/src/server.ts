@@ -194,6 +194,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   const ownsStore = typeof options.store !== 'object';
   const store = typeof options.store === 'object' ? options.store : openStore(options.store ?? 'sqlite:./data/wave.db');
+  if (store instanceof SqliteStore) store.startWriter();
   const ownsFanout = typeof options.redis !== 'object';
   const fanout: Fanout =
     typeof options.redis === 'object'
@@ -391,12 +392,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const webhooksClosed = bounded(webhooks.close(), 1_000);
     const serverClosed = new Promise<void>((r) => httpServer.close(() => r()));
     httpServer.closeIdleConnections();
-    // 1. Commit what was received so far; the acks go out before the close frames (acks are sent from a
-    //    microtask after the commit, so let one macrotask pass). Then publish it to the other servers, so that
-    //    the clients that are about to reconnect there find their edits already relayed.
+    // 1. Commit what was received so far and publish it to the other servers (an edit is acked once both are
+    //    done, D6), so that the clients that are about to reconnect there find their edits already relayed. The
+    //    acks go out before the close frames: they are sent from microtasks after the publish, so let one
+    //    macrotask pass.
     await queue.flush();
-    await new Promise((r) => setImmediate(r));
     await bounded(fanout.flush(), limits.shutdownPublishMs);
+    await new Promise((r) => setImmediate(r));
     // 2. Close the sockets (clients reconnect on 1012) and give them a moment to answer the close.
     for (const connection of connections) connection.close(CloseCode.ServiceRestart, 'server restarting');
     for (const ws of refusing) ws.terminate();

@@ -51,6 +51,23 @@ if (await services('redis')) {
       await admin.quit();
     });
 
+    it('[D6] resolves a publish only once Redis holds the entry, in publish order', async () => {
+      const doc = newDoc();
+      const feed = await a.join(doc);
+      const held: number[] = [];
+      const published = [1, 2, 3].map((n) =>
+        feed.publishUpdates(1, [new Uint8Array([n])]).then(async () => {
+          // When a publish resolves, its entry (and every earlier one) is already in the stream.
+          const entries = await admin.xrangeBuffer(streamKey(doc), '-', '+');
+          held.push(entries.length);
+          assert.ok(entries.length >= n, `entry ${n} is in the stream when its publish resolves (${entries.length} entries)`);
+        }),
+      );
+      await Promise.all(published);
+      assert.deepEqual(held.length, 3);
+      feed.close();
+    });
+
     it('delivers what another server publishes after the join, in order, and skips its own', async () => {
       const doc = newDoc();
       const feedA = await a.join(doc);

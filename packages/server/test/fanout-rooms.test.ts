@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as Y from 'yjs';
 import * as awarenessProtocol from 'y-protocols/awareness';
+import { MessageType } from 'wave-protocol';
 import type { DocKey } from '../src/store/types.js';
 import { FakeFanout } from './helpers/fake-fanout.js';
 import { startInProcess } from './helpers/in-process.js';
@@ -82,6 +83,31 @@ describe('rooms behind a fan-out (in-process, fake fan-out)', () => {
     for (const p of feed.published) if (p.kind === 'update') Y.applyUpdate(replay, p.update);
     assert.equal(replay.getText('text').toString(), 'base;abc');
     assert.deepEqual(feed.published.map((p) => p.kind).filter((k) => k === 'seeded'), ['seeded'], 'the seed is announced');
+  });
+
+  it('[D6] acks an edit only once it is committed and the fan-out accepted it', async () => {
+    const docId = newDoc();
+    const client = await connect(docId, 'held;');
+    await client.waitSynced();
+    await client.waitAllAcked();
+    const feed = fanout.feed(docId);
+    feed.holding = true; // the fan-out lost Redis: publishes wait
+    const published = new Promise<void>((resolve) => {
+      feed.onPublish = (p) => {
+        if (p.kind === 'update' && feed.published.filter((q) => q.kind === 'update').length === 2) resolve();
+      };
+    });
+    client.insert(client.text.length, 'a');
+    client.insert(client.text.length, 'b');
+    await published; // both committed (publishes follow commits)
+    // A Pong is answered after any ack the commit released: the server handles frames in order.
+    const pongs = client.pongs;
+    client.send({ type: MessageType.Ping });
+    await client.waitFor(() => client.pongs > pongs, 'the pong');
+    assert.ok(client.lastAck < client.sent, `no ack while the fan-out holds the edits (acked ${client.lastAck} of ${client.sent})`);
+    feed.accept();
+    await client.waitAllAcked();
+    assert.equal(client.lastAck, client.sent);
   });
 
   it('[F2] relays an update from another server to its peers without storing or publishing it again', async () => {

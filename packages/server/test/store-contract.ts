@@ -322,6 +322,52 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
         assert.equal(rebuild(again.updates), author.getText('text').toString());
       });
 
+      it('[snapshot] a load reads the snapshot first, then exactly the updates committed after its point', async () => {
+        const author = await seeded(doc, 'snap');
+        for (let i = 0; i < 10; i++) await store.appendUpdates([{ doc, epoch: 1, update: textUpdate(author, 0, String(i)) }]);
+        const point = await store.lastSeq(doc, 1);
+        const snapshot = Y.encodeStateAsUpdate(author);
+        const later = [textUpdate(author, 0, 'x'), textUpdate(author, 1, 'y')];
+        for (const update of later) await store.appendUpdates([{ doc, epoch: 1, update }]);
+        await store.compact(doc, 1, snapshot, point);
+        const loaded = await store.loadDocument(doc, 1);
+        assert.deepEqual(
+          loaded.updates.map((u) => Buffer.from(u).toString('hex')),
+          [snapshot, ...later].map((u) => Buffer.from(u).toString('hex')),
+          'one snapshot row, then the later updates in commit order',
+        );
+        assert.equal(rebuild(loaded.updates), author.getText('text').toString());
+        // Appends after the snapshot come after it too.
+        const next = textUpdate(author, 0, 'z');
+        await store.appendUpdates([{ doc, epoch: 1, update: next }]);
+        assert.equal(rebuild((await store.loadDocument(doc, 1)).updates), author.getText('text').toString());
+        assert.ok((await store.lastSeq(doc, 1)) > point);
+      });
+
+      it('[snapshot] touches only its document and epoch, and an older snapshot point replaces nothing', async () => {
+        const a = await seeded(doc, 'a');
+        const b = await seeded(other, 'b');
+        await store.appendUpdates([
+          { doc, epoch: 1, update: textUpdate(a, 1, '1') },
+          { doc: other, epoch: 1, update: textUpdate(b, 1, '2') },
+        ]);
+        const firstPoint = await store.lastSeq(doc, 1);
+        await store.compact(doc, 1, Y.encodeStateAsUpdate(a), firstPoint);
+        assert.equal((await store.loadDocument(other, 1)).updates.length, 2, 'the other document keeps its rows');
+        assert.equal(rebuild((await store.loadDocument(other, 1)).updates), 'b2');
+        await store.appendUpdates([{ doc, epoch: 1, update: textUpdate(a, 2, '3') }]);
+        // A snapshot made from an older state (a slow compaction) cannot replace the newer snapshot's row.
+        const stale = new Y.Doc();
+        await store.compact(doc, 1, Y.encodeStateAsUpdate(stale), 1);
+        const loaded = await store.loadDocument(doc, 1);
+        assert.equal(loaded.updates.length, 2);
+        assert.equal(rebuild(loaded.updates), 'a13');
+        // Nothing stored in another epoch: a snapshot there is a no-op.
+        await store.compact(doc, 2, Y.encodeStateAsUpdate(a), loaded.lastSeq);
+        assert.deepEqual(await store.loadDocument(doc, 2), { updates: [], lastSeq: 0 });
+        assert.equal(rebuild((await store.loadDocument(doc, 1)).updates), 'a13');
+      });
+
       it('deletes a document and its session', async () => {
         await seeded(doc, 'gone');
         await seeded(other, 'kept');

@@ -1,11 +1,14 @@
 /** The fan-out of a server that runs alone: no other server to tell, nothing to receive. */
 import type { DocFeed, Fanout } from './types.js';
 
+/** Nobody else to tell: a publish is accepted at once. */
+const ACCEPTED = Promise.resolve();
+
 const NOOP_FEED: DocFeed = {
   start() {},
-  publishUpdates() {},
-  publishSeeded() {},
-  publishSession() {},
+  publishUpdates: () => ACCEPTED,
+  publishSeeded: () => ACCEPTED,
+  publishSession: () => ACCEPTED,
   publishAwareness() {},
   compacted() {},
   close() {},

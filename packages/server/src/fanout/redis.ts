@@ -106,8 +106,8 @@ export class RedisFanout implements Fanout {
   // --- used by RedisFeed ---
 
   /** @internal */
-  publish(key: string, fields: Array<string | Buffer>): void {
-    this.publisher.add(key, fields);
+  publish(key: string, fields: Array<string | Buffer>): Promise<void> {
+    return this.publisher.add(key, fields);
   }
 
   /** @internal */
@@ -176,16 +176,16 @@ class RedisFeed implements DocFeed, StreamSubscription {
     this.fanout.subscribe(this);
   }
 
-  publishUpdates(epoch: number, updates: readonly Uint8Array[]): void {
-    for (const update of updates) this.fanout.publish(this.key, streamFields(this.fanout.serverId, 'update', epoch, update));
+  async publishUpdates(epoch: number, updates: readonly Uint8Array[]): Promise<void> {
+    await Promise.all(updates.map((update) => this.fanout.publish(this.key, streamFields(this.fanout.serverId, 'update', epoch, update))));
   }
 
-  publishSeeded(epoch: number): void {
-    this.fanout.publish(this.key, streamFields(this.fanout.serverId, 'seeded', epoch));
+  publishSeeded(epoch: number): Promise<void> {
+    return this.fanout.publish(this.key, streamFields(this.fanout.serverId, 'seeded', epoch));
   }
 
-  publishSession(epoch: number): void {
-    this.fanout.publish(this.key, streamFields(this.fanout.serverId, 'session', epoch));
+  publishSession(epoch: number): Promise<void> {
+    return this.fanout.publish(this.key, streamFields(this.fanout.serverId, 'session', epoch));
   }
 
   publishAwareness(update: Uint8Array): void {

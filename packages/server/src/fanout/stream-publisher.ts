@@ -2,6 +2,10 @@
  * Ordered, retried XADDs. Rooms hand over entries after their commit; this queue sends them in that order in
  * pipelines (one round trip for everything queued meanwhile) and keeps them while Redis is unreachable. An entry
  * sent twice after a failed pipeline is harmless: a Yjs update applied twice changes nothing.
+ *
+ * `add` resolves once Redis replied to the entry's XADD: from then on every reader of the stream receives it, so a
+ * room may ack it (fanout/types.ts). Entries are accepted in queue order, and an entry dropped to bound memory hands
+ * its waiters to the `gap` entry that replaces it (readers that get the gap reload from the store, which has it).
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
@@ -10,6 +14,8 @@ import { streamFields } from './redis-codec.js';
 interface Entry {
   key: string;
   fields: Array<string | Buffer>;
+  /** Resolved once Redis accepted this entry (or the gap that replaced it). */
+  accepted: Array<() => void>;
 }
 
 /** Entries per pipeline: one round trip stays short, a burst still goes out in a few. */
@@ -47,10 +53,13 @@ export class StreamPublisher {
     return this.queue.length;
   }
 
-  add(key: string, fields: Array<string | Buffer>): void {
-    this.queue.push({ key, fields });
-    if (this.queue.length > MAX_QUEUED) this.dropOldest();
-    void this.drain();
+  /** Queues an entry; resolves once Redis accepted it. Never rejects (pending while Redis is unreachable). */
+  add(key: string, fields: Array<string | Buffer>): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.queue.push({ key, fields, accepted: [resolve] });
+      if (this.queue.length > MAX_QUEUED) this.dropOldest();
+      void this.drain();
+    });
   }
 
   /** Resolves when everything queued so far was sent (or the publisher stopped). */
@@ -66,9 +75,14 @@ export class StreamPublisher {
 
   private dropOldest(): void {
     const dropped = this.queue.splice(0, this.queue.length - MAX_QUEUED);
-    const keys = new Set(dropped.map((e) => e.key));
-    this.log.error(`fan-out: Redis unreachable for long; dropped ${dropped.length} queued entries of ${keys.size} document(s), asking their readers to reload`);
-    for (const key of keys) this.queue.push({ key, fields: streamFields(this.serverId, 'gap', 0) });
+    const gaps = new Map<string, Entry>();
+    for (const entry of dropped) {
+      let gap = gaps.get(entry.key);
+      if (!gap) gaps.set(entry.key, (gap = { key: entry.key, fields: streamFields(this.serverId, 'gap', 0), accepted: [] }));
+      gap.accepted.push(...entry.accepted);
+    }
+    this.log.error(`fan-out: Redis unreachable for long; dropped ${dropped.length} queued entries of ${gaps.size} document(s), asking their readers to reload`);
+    this.queue.push(...gaps.values());
   }
 
   private async drain(): Promise<void> {
@@ -95,7 +109,7 @@ export class StreamPublisher {
           // One entry per document ever published: bounded, since trimming can also measure from the last read id.
           if (this.lastIds.size > MAX_TRACKED_STREAMS) this.lastIds.clear();
         }
-        this.queue.splice(0, sent);
+        this.accepted(batch.slice(0, sent));
         if (sent < batch.length) {
           failures++;
           if (failures === 1) this.log.warn(`fan-out: publishing to Redis failed; ${this.queue.length} entries kept, retrying`);
@@ -108,6 +122,20 @@ export class StreamPublisher {
       this.draining = false;
       if (this.queue.length === 0) this.resolveIdle();
     }
+  }
+
+  /**
+   * Removes entries Redis accepted from the queue and resolves their waiters. Removed by identity, not by position:
+   * while their pipeline was in flight, `dropOldest` may have taken entries off the front (their waiters, now also on
+   * a `gap` entry, resolve here already, which is right: Redis has them).
+   */
+  private accepted(entries: readonly Entry[]): void {
+    if (entries.every((entry, i) => this.queue[i] === entry)) this.queue.splice(0, entries.length);
+    else {
+      const sent = new Set(entries);
+      this.queue = this.queue.filter((entry) => !sent.has(entry));
+    }
+    for (const entry of entries) for (const resolve of entry.accepted) resolve();
   }
 
   private resolveIdle(): void {

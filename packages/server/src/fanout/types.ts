@@ -10,6 +10,10 @@
  *   loaded and received is harmless: applying a Yjs update twice changes nothing).
  * - When the feed cannot vouch for that (the connection to Redis dropped, entries may have been trimmed), it
  *   sends `gap` and the room catches up from the store.
+ * - A publish resolves once the fan-out **accepted** it: every server reading the document's feed will receive it
+ *   (or a `gap` that makes it reload from the store). Rooms ack an edit only then (RELIABILITY.md D6): an acked edit
+ *   is both committed and on its way to every other server, so neither the death of this server right after the
+ *   ack nor the loss of its Redis link can strand it. A publish that cannot be accepted stays pending (no ack).
  */
 import type { DocKey } from '../store/types.js';
 
@@ -30,11 +34,13 @@ export interface DocFeed {
   start(listener: (event: FanoutEvent) => void): void;
   /**
    * Publishes updates this server has **committed** (call after the commit resolved, in commit order). Never
-   * throws; publishes are queued in order and retried while Redis is unreachable.
+   * throws; publishes are queued in order and retried while Redis is unreachable. Resolves once accepted (see
+   * the header), in publish order; never rejects, and stays pending while the fan-out cannot take it.
    */
-  publishUpdates(epoch: number, updates: readonly Uint8Array[]): void;
-  publishSeeded(epoch: number): void;
-  publishSession(epoch: number): void;
+  publishUpdates(epoch: number, updates: readonly Uint8Array[]): Promise<void>;
+  /** Like `publishUpdates`: resolves once accepted. */
+  publishSeeded(epoch: number): Promise<void>;
+  publishSession(epoch: number): Promise<void>;
   /** Presence is best effort (a lost presence update is replaced by the next one, at the latest in 15 s). */
   publishAwareness(update: Uint8Array): void;
   /** The store was compacted: old stream entries are no longer needed by a server that loads from the store. */

@@ -37,6 +37,8 @@ import { Compaction } from './compaction.js';
 import { replaceContent } from './replace.js';
 import { SessionUpkeep } from './session-upkeep.js';
 import { relayedUpdate } from './relay.js';
+import { SharedOrder } from './shared-order.js';
+import { applyStored } from './stored-load.js';
 import type { Applying } from './relay.js';
 
 export interface RoomOptions extends RoomSettings {
@@ -71,8 +73,12 @@ export class Room implements SeedLeaseHost {
    * Recounted (one `encodeStateAsUpdate`) only when an update would push the estimate over the limit.
    */
   private sizeEstimate = 0;
-  /** Set by `onDocUpdate` while a client update is applied: the commit of what it changed. */
+  /** Set by `onDocUpdate` while a client update is applied: resolves when it may be acked (`shared`). */
   private pendingCommit: Promise<void> | undefined;
+  /** Every change of this room committed and accepted by the fan-out, in order: acks wait for it. */
+  private readonly shared = new SharedOrder();
+  /** The single stored row the doc was loaded from (stored-load.ts), until the first sync sent it or a change. */
+  private loadedRow: Uint8Array | undefined;
   private readonly inflight = new Set<Promise<unknown>>();
   /** The update being applied as one message (a client's, or another server's), with its origin: see `onDocUpdate`. */
   private applying: Applying | null = null;
@@ -279,7 +285,7 @@ export class Room implements SeedLeaseHost {
     if (state.permission === 'read') {
       if (facts.changes) return this.refuseReadOnly(state);
       // A read-only client's reply to step1 carries nothing new: acked, it changes nothing.
-      void this.queue.flush().then(() => this.ack(peer, n));
+      void this.shared.settled.then(() => this.ack(peer, n));
       return;
     }
     if (facts.changes && !this.fits(update.length)) {
@@ -308,7 +314,7 @@ export class Room implements SeedLeaseHost {
       return this.fail('applying an update', new Error('the document changed without emitting an update'));
     }
     if (facts.changes) this.sizeEstimate += update.length;
-    const commit = committing ?? this.queue.flush();
+    const commit = committing ?? this.shared.settled;
     void commit.then(() => {
       this.opts.metrics.ackLatency.observe((performance.now() - started) / 1000);
       this.ack(peer, n);
@@ -353,7 +359,7 @@ export class Room implements SeedLeaseHost {
     if (state.permission === 'read') return this.refuseReadOnly(state);
     if (!this.lease.isHolder(peer) || epoch !== this.epoch || this.seeded) {
       // P7: ignored, not stored, not relayed, but counted so the client's ack arithmetic stays simple.
-      await this.queue.flush();
+      await this.shared.settled;
       this.ack(peer, n);
       return;
     }
@@ -369,13 +375,13 @@ export class Room implements SeedLeaseHost {
     const committed = await this.store.commitSeed(this.key, epoch, holder, content, Date.now());
     if (!committed) {
       this.opts.log.warn(`seed of ${describeDoc(this.key)} epoch ${epoch} refused by the store (lease lost)`);
-      await this.queue.flush();
+      await this.shared.settled;
       this.ack(peer, n);
       await this.refresh();
       return;
     }
     if (!this.adoptSeed(epoch, content)) return;
-    await this.queue.flush();
+    await this.shared.settled;
     this.ack(peer, n);
   }
 
@@ -384,7 +390,8 @@ export class Room implements SeedLeaseHost {
    * and answers the clients waiting for it. False when the room closed meanwhile (nothing to update).
    */
   private adoptSeed(epoch: number, content: Uint8Array): boolean {
-    this.feed.publishSeeded(epoch);
+    // The seed's ack waits for this too: servers with peers waiting for the seed learn of it before the ack.
+    this.shared.add(this.feed.publishSeeded(epoch));
     if (this.closed) return false;
     this.seeded = true;
     this.compaction.reset(1);
@@ -465,6 +472,7 @@ export class Room implements SeedLeaseHost {
    * peer. The store keeps the emitted update (what changed here).
    */
   private readonly onDocUpdate = (emitted: Uint8Array, origin: unknown): void => {
+    this.loadedRow = undefined;
     if (origin === LOADED || origin === SEEDED) return;
     const update = relayedUpdate(this.doc, emitted, origin, this.applying);
     this.broadcast(encodeMessage({ type: MessageType.Sync, step: SyncStep.Update, update }), origin);
@@ -472,13 +480,14 @@ export class Room implements SeedLeaseHost {
     if (origin === REMOTE) return;
     const epoch = this.epoch;
     const commit = this.queue.enqueue([{ doc: this.key, epoch, update: emitted }]);
-    this.pendingCommit = commit;
     // Published only once committed: a server that reads it from the stream and then loads the document from the
-    // store must find it there. Registered before the ack (in handleUpdate), so it is queued first.
-    void commit.then(() => {
-      this.opts.metrics.updates++;
-      this.feed.publishUpdates(epoch, [update]);
-    });
+    // store must find it there. Acked (in handleUpdate) only once published too (D6, shared-order.ts).
+    this.pendingCommit = this.shared.add(
+      commit.then(() => {
+        this.opts.metrics.updates++;
+        return this.feed.publishUpdates(epoch, [update]);
+      }),
+    );
     this.compaction.stored();
   };
 
@@ -497,7 +506,8 @@ export class Room implements SeedLeaseHost {
     let step2: Uint8Array;
     try {
       step1 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step1, stateVector: Y.encodeStateVector(this.doc) });
-      step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: Y.encodeStateAsUpdate(this.doc) });
+      step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: this.loadedRow ?? Y.encodeStateAsUpdate(this.doc) });
+      this.loadedRow = undefined;
     } catch (error) {
       return this.fail('encoding the document', error);
     }
@@ -536,9 +546,7 @@ export class Room implements SeedLeaseHost {
     // those that arrive while it runs are held and applied after it.
     this.catchUp.clear();
     const stored = await this.store.loadDocument(this.key, this.epoch);
-    this.doc.transact(() => {
-      for (const update of stored.updates) Y.applyUpdate(this.doc, update, LOADED);
-    }, LOADED);
+    this.loadedRow = applyStored(this.doc, stored.updates, this.onDocUpdate);
     this.compaction.reset(stored.updates.length);
     this.sizeEstimate = stored.updates.reduce((sum, u) => sum + u.length, 0);
     this.catchUp.resume();

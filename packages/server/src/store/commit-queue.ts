@@ -13,17 +13,17 @@ import type { AppendEntry, Store } from './types.js';
 export interface CommitQueueOptions {
   /**
    * A batch is sealed and written at once when it reaches this many entries or bytes, without waiting for the end
-   * of the event-loop turn. Each transaction runs synchronously on the event loop (better-sqlite3), so the caps
-   * keep one commit to a few milliseconds and bound the memory of a batch; beyond ~500 rows the fsync is already
-   * amortised and bigger transactions only add latency for everyone in them.
+   * of the event-loop turn. The caps keep one commit to a few milliseconds (every ack in the batch waits for all of
+   * it) and bound the memory of a batch; beyond ~500 rows the fsync is already amortised and bigger transactions
+   * only add latency for everyone in them.
    */
   maxBatchEntries?: number;
   maxBatchBytes?: number;
   /**
    * Milliseconds a batch stays open after its first entry (0: until the end of the event-loop turn). Rooms relay
    * updates before they are committed, so the window delays only acks, by at most this long; in exchange many
-   * documents' updates share one fsync. At 2,000 updates/s spread over 1,000 documents, 0 means a transaction per
-   * update (each a blocking fsync on the event loop with better-sqlite3) and 5 ms about 200 transactions per second.
+   * documents' updates share one fsync. While one batch commits the next one collects, so with the default 0 the
+   * batches grow with the commit time (a commit runs off the event loop: SQLite's writer thread, or Postgres).
    */
   windowMs?: number;
   /** First retry delay after a failed commit; doubles per attempt up to `retryMaxMs`. */

@@ -4,6 +4,8 @@
  *
  * better-sqlite3 is synchronous: each method runs its statements at call time and returns a settled Promise. All
  * statements are short (indexed lookups, one insert per update); large work is batched by the commit queue.
+ * `appendUpdates`, the hot path (a transaction and an fsync per batch), runs on a worker thread with its own
+ * connection for a file store (sqlite-appender.ts), so the commit never blocks the event loop.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -24,6 +26,7 @@ import type {
 import { hashSecret, newApiKey, newSecret, secretMatches } from './secrets.js';
 import { validateNewKey, validateOrigins } from './validate.js';
 import { SqliteWebhooks, WEBHOOK_SCHEMA } from './sqlite-webhooks.js';
+import { SqliteAppender } from './sqlite-appender.js';
 
 /** Bumped when the schema changes; `PRAGMA user_version` holds the version a file was created with. */
 /**
@@ -104,7 +107,15 @@ interface SessionRow {
 export interface SqliteStoreOptions {
   /** Milliseconds a statement waits for another process's write lock before failing (SQLITE_BUSY). */
   busyTimeoutMs?: number;
+  /**
+   * Commit `appendUpdates` on a worker thread (default true for a file; `:memory:` cannot be shared with another
+   * connection, so it always appends here).
+   */
+  appendInWorker?: boolean;
 }
+
+/** Default of `SqliteStoreOptions.busyTimeoutMs`. */
+const BUSY_TIMEOUT_MS = 5_000;
 
 export class SqliteStore implements Store {
   readonly path: string;
@@ -114,6 +125,8 @@ export class SqliteStore implements Store {
   private readonly stmt;
   private readonly tx;
   private closed = false;
+  /** The writer thread of `appendUpdates`, when it runs on one. */
+  private readonly appender: SqliteAppender | undefined;
   /** Poll timers of `watchKeys`, stopped at close. */
   private readonly watchers = new Set<NodeJS.Timeout>();
 
@@ -123,7 +136,8 @@ export class SqliteStore implements Store {
     if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
     this.db = new Database(this.path);
     // Another process (the CLI, a second server) may hold the write lock for a moment; wait instead of failing.
-    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
+    this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     this.db.pragma('journal_mode = WAL');
     // We ack an edit only after its transaction commits, and promise that acked edits survive crashes. In WAL mode
     // `synchronous = NORMAL` does not fsync the WAL at commit: the commit survives a killed process but a power
@@ -131,6 +145,7 @@ export class SqliteStore implements Store {
     // queue groups many updates into one transaction so that the fsync cost is paid once per batch.
     this.db.pragma('synchronous = FULL');
     this.migrate();
+    if (options.appendInWorker !== false && this.path !== ':memory:') this.appender = new SqliteAppender({ path: this.path, busyTimeoutMs });
 
     const db = this.db;
     this.webhooks = new SqliteWebhooks(db, () => this.check());
@@ -411,6 +426,11 @@ export class SqliteStore implements Store {
 
   // --- updates ---
 
+  /** Starts the writer thread of `appendUpdates` now (the server, at start); it starts at the first append otherwise. */
+  startWriter(): void {
+    this.appender?.warmUp();
+  }
+
   async loadDocument(doc: DocKey, epoch: number): Promise<StoredDocument> {
     this.check();
     const rows = this.stmt.loadUpdates.all(doc.account, doc.docId, epoch);
@@ -425,6 +445,7 @@ export class SqliteStore implements Store {
   async appendUpdates(entries: AppendEntry[], now = Date.now()): Promise<void> {
     this.check();
     if (entries.length === 0) return;
+    if (this.appender) return this.appender.append(entries, now);
     this.tx.append.immediate(entries, now);
   }
 
@@ -467,6 +488,7 @@ export class SqliteStore implements Store {
     this.closed = true;
     for (const timer of this.watchers) clearInterval(timer);
     this.watchers.clear();
+    await this.appender?.close();
     this.db.close();
   }
 }

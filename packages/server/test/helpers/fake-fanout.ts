@@ -17,20 +17,36 @@ export class FakeFeed implements DocFeed {
   closed = false;
   /** Called on each publish (tests check what the store holds at that moment). */
   onPublish: ((p: Published) => void) | undefined;
+  /**
+   * While true, publishes are recorded but not accepted (a fan-out that lost Redis): their promises stay pending
+   * until `accept()`.
+   */
+  holding = false;
+  private held: Array<() => void> = [];
 
   constructor(readonly doc: DocKey) {}
 
   start(listener: (event: FanoutEvent) => void): void {
     this.listener = listener;
   }
-  publishUpdates(epoch: number, updates: readonly Uint8Array[]): void {
+  publishUpdates(epoch: number, updates: readonly Uint8Array[]): Promise<void> {
     for (const update of updates) this.push({ kind: 'update', epoch, update });
+    return this.accepted();
   }
-  publishSeeded(epoch: number): void {
+  publishSeeded(epoch: number): Promise<void> {
     this.push({ kind: 'seeded', epoch });
+    return this.accepted();
   }
-  publishSession(epoch: number): void {
+  publishSession(epoch: number): Promise<void> {
     this.push({ kind: 'session', epoch });
+    return this.accepted();
+  }
+  /** Accepts every held publish, in order, and stops holding. */
+  accept(): void {
+    this.holding = false;
+    const held = this.held;
+    this.held = [];
+    for (const resolve of held) resolve();
   }
   publishAwareness(update: Uint8Array): void {
     this.push({ kind: 'awareness', update });
@@ -46,6 +62,11 @@ export class FakeFeed implements DocFeed {
   deliver(event: FanoutEvent): void {
     if (!this.listener) throw new Error(`feed of ${this.doc.docId} not started`);
     if (!this.closed) this.listener(event);
+  }
+
+  private accepted(): Promise<void> {
+    if (!this.holding) return Promise.resolve();
+    return new Promise((resolve) => this.held.push(resolve));
   }
 
   private push(p: Published): void {
