@@ -162,7 +162,7 @@ export class RichTextBinding implements EditorAdapter {
     root.addEventListener('compositionstart', this.onCompositionStart);
     root.addEventListener('compositionend', this.onCompositionEnd);
     const unlisten = this.host.listen(() => this.flush());
-    if (awareness) this.repair = new RepairWriter(ytext, awareness, () => this.readOnly);
+    if (awareness) this.repair = new RepairWriter(ytext, awareness, () => this.readOnly, () => this.flush());
     this.cleanups.push(() => {
       observer.disconnect();
       ytext.unobserve(this.onText);
@@ -274,10 +274,13 @@ export class RichTextBinding implements EditorAdapter {
     const to = from + index.counts.slice(a, b).reduce((x, y) => x + y, 0);
     const theirs = index.lines.slice(from, to);
     keepCellIds(mine, theirs);
-    if (!sameLines(mine, theirs)) replaceLines(ytext, from, to, mine, this, this.bounds(index, from, to));
     // The index as the DOM is now: the read nodes in place of the old ones.
     const nodes = [...old.slice(0, a), ...mid, ...old.slice(b)];
     const counts = [...index.counts.slice(0, a), ...read.map((l) => l.length), ...index.counts.slice(b)];
+    if (!sameLines(mine, theirs)) {
+      const bounds = this.editing ? this.bounds(index, from, to) : this.insertionBounds(nodes, counts, [...index.lines.slice(0, from), ...mine, ...index.lines.slice(to)], from, unitsOf(mine) - unitsOf(theirs), unitsOf(mine));
+      replaceLines(ytext, from, to, mine, this, bounds);
+    }
     const shown: Block[] = [...this.blocks.slice(0, a), ...read.map(() => ({ count: -1, html: '' })), ...this.blocks.slice(b)];
     this.resync(nodes, counts, shown, null);
   }
@@ -292,6 +295,20 @@ export class RichTextBinding implements EditorAdapter {
     const end = start + unitsOf(lines.slice(from, to));
     if (sel.from < start || sel.to > end) return {};
     return { maxPrefix: sel.from - start, maxSuffix: end - sel.to };
+  }
+
+  /**
+   * Diff bounds for a change no `beforeinput` announced (an editor command inserting content): it grew the range by
+   * `grown` units and left the caret, collapsed, at the end of what it inserted. Without bounds the diff could pair
+   * inserted text with equal text next to it, and a peer's concurrent delete of that text would take the new.
+   */
+  private insertionBounds(nodes: Node[], counts: number[], lines: Line[], from: number, grown: number, size: number): EditBounds {
+    const sel = this.root.ownerDocument.getSelection();
+    if (grown <= 0 || !sel?.anchorNode || !sel.isCollapsed) return {};
+    const caret = new LineIndex(this.root, nodes, counts, lines, EDITOR_DIALECT).indexOf(sel.anchorNode, sel.anchorOffset);
+    const start = unitsOf(lines.slice(0, from));
+    if (caret === null || caret - grown < start || caret > start + size) return {};
+    return { maxPrefix: caret - grown - start, maxSuffix: start + size - caret };
   }
 
   // ---- showing the document ----
@@ -320,6 +337,8 @@ export class RichTextBinding implements EditorAdapter {
    */
   private resync(nodes: Node[], counts: number[], shown: Block[], delta: Array<{ insert?: unknown; delete?: number; retain?: number }> | null, all = false): void {
     const ytext = this.ytext!;
+    // DOM changes not read yet stay marked for the next flush; only the patch's own records are dropped below.
+    if (this.observer) this.collect(this.observer.takeRecords());
     const lines = docLines(ytext);
     const blocks = lines.length === 0 ? [{ count: 0, html: this.emptyHtml() }] : blocksOf(lines, this.dialect.render);
     const ch = all ? { from: 0, to: nodes.length, toAfter: blocks.length } : changedBlocks(shown, blocks);

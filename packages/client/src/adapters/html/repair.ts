@@ -20,6 +20,8 @@ export class RepairWriter {
     private readonly ytext: Y.Text,
     private readonly awareness: Awareness,
     private readonly readOnly: () => boolean,
+    /** Writes the editor's unread edits first, so that showing the repair cannot drop them. */
+    private readonly flushLocal: () => void,
   ) {
     awareness.on('change', this.check);
   }
@@ -32,6 +34,7 @@ export class RepairWriter {
       this.scheduled = false;
       const doc = this.ytext.doc;
       if (!doc || this.readOnly() || !this.isWriter(doc.clientID)) return;
+      this.flushLocal();
       const list = repairsOf(this.ytext);
       if (list.length > 0) applyRepairs(this.ytext, list, REPAIR_ORIGIN);
     });
