@@ -18,19 +18,20 @@
  */
 import * as Y from 'yjs';
 import type { Awareness } from 'y-protocols/awareness';
-import { docLines, EDITOR_DIALECT, parseHtml, randomId, replaceLines, RICHTEXT_TYPE, type EditBounds, type HtmlNode, type Line } from 'wave-richtext';
+import { docLines, EDITOR_DIALECT, parseHtml, randomId, renderHtml, replaceLines, RICHTEXT_TYPE, type HtmlNode, type Line } from 'wave-richtext';
 import { invalidConfig } from '../../core/errors.js';
 import type { LocalUndo } from '../../core/undo.js';
 import type { EditorAdapter } from '../types.js';
 import { htmlPresence } from '../../presence/host-html.js';
 import type { PresenceHost } from '../../presence/types.js';
 import { blocksOf, changedBlocks, type Block } from './blocks.js';
-import { contentNodes, domHtml, isElement, morph, nodesOf, topOf, type EditorDialect } from './dom.js';
+import { contentNodes, domHtml, isElement, nodesOf, patchNodes, topOf, type EditorDialect } from './dom.js';
 import type { RichTextHost, UndoState } from './host.js';
 import { LineIndex, transformIndex } from './index-map.js';
 import { keepCellIds, sameLines, writeSplice } from './lines-diff.js';
 import { linesOfNode, unitsOf } from './points.js';
 import { RepairWriter } from './repair.js';
+import { inputBounds, insertionBounds, restoreSelection, selectionIn } from './selection.js';
 
 export type { RichTextHost, UndoState };
 
@@ -148,7 +149,7 @@ export class RichTextBinding implements EditorAdapter {
     this.unbind();
     const ytext = doc.getText(RICHTEXT_TYPE);
     this.ytext = ytext;
-    this.show(null);
+    this.show();
     const observer = new MutationObserver((records) => {
       this.collect(records);
       this.flush();
@@ -278,37 +279,13 @@ export class RichTextBinding implements EditorAdapter {
     const nodes = [...old.slice(0, a), ...mid, ...old.slice(b)];
     const counts = [...index.counts.slice(0, a), ...read.map((l) => l.length), ...index.counts.slice(b)];
     if (!sameLines(mine, theirs)) {
-      const bounds = this.editing ? this.bounds(index, from, to) : this.insertionBounds(nodes, counts, [...index.lines.slice(0, from), ...mine, ...index.lines.slice(to)], from, unitsOf(mine) - unitsOf(theirs), unitsOf(mine));
+      const bounds = this.editing
+        ? inputBounds(index.lines, from, to, this.editing)
+        : insertionBounds(this.root, nodes, counts, [...index.lines.slice(0, from), ...mine, ...index.lines.slice(to)], from, unitsOf(mine) - unitsOf(theirs), unitsOf(mine));
       replaceLines(ytext, from, to, mine, this, bounds);
     }
     const shown: Block[] = [...this.blocks.slice(0, a), ...read.map(() => ({ count: -1, html: '' })), ...this.blocks.slice(b)];
     this.resync(nodes, counts, shown, null);
-  }
-
-  /** Diff bounds from the selection the edit replaced, when it lies in the written range. */
-  private bounds(index: LineIndex, from: number, to: number): EditBounds {
-    const sel = this.editing;
-    if (!sel) return {};
-    const lines = index.lines;
-    let start = 0;
-    for (let i = 0; i < from; i++) start += unitsOf([lines[i]!]);
-    const end = start + unitsOf(lines.slice(from, to));
-    if (sel.from < start || sel.to > end) return {};
-    return { maxPrefix: sel.from - start, maxSuffix: end - sel.to };
-  }
-
-  /**
-   * Diff bounds for a change no `beforeinput` announced (an editor command inserting content): it grew the range by
-   * `grown` units and left the caret, collapsed, at the end of what it inserted. Without bounds the diff could pair
-   * inserted text with equal text next to it, and a peer's concurrent delete of that text would take the new.
-   */
-  private insertionBounds(nodes: Node[], counts: number[], lines: Line[], from: number, grown: number, size: number): EditBounds {
-    const sel = this.root.ownerDocument.getSelection();
-    if (grown <= 0 || !sel?.anchorNode || !sel.isCollapsed) return {};
-    const caret = new LineIndex(this.root, nodes, counts, lines, EDITOR_DIALECT).indexOf(sel.anchorNode, sel.anchorOffset);
-    const start = unitsOf(lines.slice(0, from));
-    if (caret === null || caret - grown < start || caret > start + size) return {};
-    return { maxPrefix: caret - grown - start, maxSuffix: start + size - caret };
   }
 
   // ---- showing the document ----
@@ -325,9 +302,9 @@ export class RichTextBinding implements EditorAdapter {
   };
 
   /** First show of the document (bind): every block rendered. */
-  private show(delta: null): void {
+  private show(): void {
     const nodes = contentNodes(this.root);
-    this.resync(nodes, nodes.map(() => 0), nodes.map(() => ({ count: -1, html: '' })), delta, true);
+    this.resync(nodes, nodes.map(() => 0), nodes.map(() => ({ count: -1, html: '' })), null, true);
   }
 
   /**
@@ -340,7 +317,8 @@ export class RichTextBinding implements EditorAdapter {
     // DOM changes not read yet stay marked for the next flush; only the patch's own records are dropped below.
     if (this.observer) this.collect(this.observer.takeRecords());
     const lines = docLines(ytext);
-    const blocks = lines.length === 0 ? [{ count: 0, html: this.emptyHtml() }] : blocksOf(lines, this.dialect.render);
+    // An empty document shows one empty paragraph, which covers no line: what is typed into it is new lines.
+    const blocks = lines.length === 0 ? [{ count: 0, html: renderHtml([{ ops: [], attrs: {} }], this.dialect.render) }] : blocksOf(lines, this.dialect.render);
     const ch = all ? { from: 0, to: nodes.length, toAfter: blocks.length } : changedBlocks(shown, blocks);
     const region = nodes.slice(ch.from, ch.to);
     const wanted = blocks.slice(ch.from, ch.toAfter);
@@ -350,13 +328,15 @@ export class RichTextBinding implements EditorAdapter {
     let result = region;
     if (!same) {
       // The selection, as a text index in the document as these nodes show it, moved through the remote change.
-      const sel = all ? null : this.selectionIn(new LineIndex(this.root, nodes, counts, delta ? (this.index?.lines ?? []) : lines, EDITOR_DIALECT), region);
-      const at = ch.to < nodes.length ? nodes[ch.to]! : this.trailer(region);
-      result = this.patch(region, fresh, at);
+      const sel = all ? null : selectionIn(this.root, new LineIndex(this.root, nodes, counts, delta ? (this.index?.lines ?? []) : lines, EDITOR_DIALECT), region);
+      // New nodes at the end go right after the last content node, before the editor's own ("Powered by").
+      const last = nodes[nodes.length - 1];
+      const at = ch.to < nodes.length ? nodes[ch.to]! : last ? last.nextSibling : this.root.firstChild;
+      result = patchNodes(this.root, region, fresh, at, this.dialect);
       this.observer?.takeRecords();
       const finalNodes = [...nodes.slice(0, ch.from), ...result, ...nodes.slice(ch.to)];
       this.index = new LineIndex(this.root, finalNodes, blocks.map((bl) => bl.count), lines, EDITOR_DIALECT);
-      if (sel) this.restore(delta ? { a: transformIndex(sel.a, delta), b: transformIndex(sel.b, delta) } : sel);
+      if (sel) restoreSelection(this.root, this.index, delta ? { a: transformIndex(sel.a, delta), b: transformIndex(sel.b, delta) } : sel);
       this.host.contentUpdated();
     } else {
       this.index = new LineIndex(this.root, [...nodes.slice(0, ch.from), ...region, ...nodes.slice(ch.to)], blocks.map((bl) => bl.count), lines, EDITOR_DIALECT);
@@ -364,40 +344,6 @@ export class RichTextBinding implements EditorAdapter {
     this.blocks = blocks;
     this.tagRows(ch.from, ch.toAfter);
     this.repair?.check();
-  }
-
-  private emptyHtml(): string {
-    return this.dialect.render.placeholder ? `<p><br${Object.entries(this.dialect.render.placeholder).map(([k, v]) => ` ${k}="${v}"`).join('')}></p>` : '<p><br></p>';
-  }
-
-  /** Where new nodes go when the region is at the end: before the editor's own trailing nodes ("Powered by"). */
-  private trailer(region: Node[]): Node | null {
-    const last = region[region.length - 1];
-    if (last) return last.nextSibling;
-    const nodes = this.index?.nodes ?? [];
-    const prev = nodes[nodes.length - 1];
-    return prev ? prev.nextSibling : this.root.firstChild;
-  }
-
-  /** Turns `region` (live nodes) into `fresh` (rendered): same-tag pairs are morphed, the rest replaced. */
-  private patch(region: Node[], fresh: Node[], at: Node | null): Node[] {
-    const out: Node[] = [];
-    const parent = this.root;
-    let k = 0;
-    for (; k < fresh.length; k++) {
-      const f = fresh[k]!;
-      const t = region[k];
-      if (t && isElement(t) && isElement(f) && t.localName === f.localName) {
-        morph(t, f, this.dialect);
-        out.push(t);
-      } else {
-        parent.insertBefore(f, t ?? (at && at.parentNode === parent ? at : null));
-        if (t) parent.removeChild(t);
-        out.push(f);
-      }
-    }
-    for (; k < region.length; k++) region[k]!.parentNode?.removeChild(region[k]!);
-    return out;
   }
 
   /** Gives each shown `<tr>` of blocks `from..to` its row's id, for the parser (`read`). */
@@ -415,28 +361,6 @@ export class RichTextBinding implements EditorAdapter {
       rows.forEach((tr, i) => {
         if (ids[i] !== undefined) this.rowIds.set(tr, ids[i]!);
       });
-    }
-  }
-
-  /** The DOM selection as text indices, when it is in the editor and touches `region` (or the editor is focused). */
-  private selectionIn(index: LineIndex, region: Node[]): { a: number; b: number } | null {
-    const sel = this.root.ownerDocument.getSelection();
-    if (!sel?.anchorNode || !sel.focusNode || !this.root.contains(sel.anchorNode) || !this.root.contains(sel.focusNode)) return null;
-    const tops = [topOf(this.root, sel.anchorNode), topOf(this.root, sel.focusNode)];
-    if (!tops.some((t) => t === null || region.includes(t)) && sel.anchorNode !== this.root && sel.focusNode !== this.root) return null;
-    const a = index.indexOf(sel.anchorNode, sel.anchorOffset);
-    const b = index.indexOf(sel.focusNode, sel.focusOffset);
-    return a === null || b === null ? null : { a, b };
-  }
-
-  private restore(sel: { a: number; b: number }): void {
-    const a = this.index?.pointOf(sel.a);
-    const b = sel.b === sel.a ? a : this.index?.pointOf(sel.b);
-    if (!a || !b) return;
-    try {
-      this.root.ownerDocument.getSelection()?.setBaseAndExtent(a.node, a.offset, b.node, b.offset);
-    } catch {
-      /* a point the browser refuses: the selection stays where the patch left it */
     }
   }
 
@@ -480,7 +404,7 @@ export class RichTextBinding implements EditorAdapter {
     this.observer?.takeRecords();
     this.dirty.clear();
     this.rootDirty = false;
-    this.show(null);
-    if (caret !== null) this.restore({ a: caret, b: caret });
+    this.show();
+    if (caret !== null) restoreSelection(this.root, this.index, { a: caret, b: caret });
   };
 }

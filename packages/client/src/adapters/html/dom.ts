@@ -70,6 +70,29 @@ export function domHtml(node: Node, d: EditorDialect): string {
   return `${s}${inner}</${tag}>`;
 }
 
+/**
+ * Turns `region` (live top-level nodes of `parent`) into `fresh` (rendered): same-tag pairs are morphed, the rest
+ * replaced; new nodes past the region go before `at`. Returns the nodes now in the region's place.
+ */
+export function patchNodes(parent: Node, region: readonly Node[], fresh: readonly Node[], at: Node | null, d: EditorDialect): Node[] {
+  const out: Node[] = [];
+  let k = 0;
+  for (; k < fresh.length; k++) {
+    const f = fresh[k]!;
+    const t = region[k];
+    if (t && isElement(t) && isElement(f) && t.localName === f.localName) {
+      morph(t, f, d);
+      out.push(t);
+    } else {
+      parent.insertBefore(f, t ?? (at && at.parentNode === parent ? at : null));
+      if (t) parent.removeChild(t);
+      out.push(f);
+    }
+  }
+  for (; k < region.length; k++) region[k]!.parentNode?.removeChild(region[k]!);
+  return out;
+}
+
 /** Elements whose children are blocks: whitespace text between those is source formatting. */
 const BLOCK_HOLDERS = new Set(['ul', 'ol', 'blockquote', 'table', 'tbody', 'thead', 'tfoot', 'tr']);
 

@@ -1,0 +1,58 @@
+/**
+ * The local selection as text indices (through the line index) and back, and the diff bounds it gives a local edit.
+ */
+import { EDITOR_DIALECT, type EditBounds, type Line } from 'wave-richtext';
+import { topOf } from './dom.js';
+import { LineIndex } from './index-map.js';
+import { unitsOf } from './points.js';
+
+export interface Indices {
+  a: number;
+  b: number;
+}
+
+/** The DOM selection as text indices, when it is in `root` and touches `region` (or lies between its blocks). */
+export function selectionIn(root: HTMLElement, index: LineIndex, region: readonly Node[]): Indices | null {
+  const sel = root.ownerDocument.getSelection();
+  if (!sel?.anchorNode || !sel.focusNode || !root.contains(sel.anchorNode) || !root.contains(sel.focusNode)) return null;
+  const tops = [topOf(root, sel.anchorNode), topOf(root, sel.focusNode)];
+  if (!tops.some((t) => t === null || region.includes(t)) && sel.anchorNode !== root && sel.focusNode !== root) return null;
+  const a = index.indexOf(sel.anchorNode, sel.anchorOffset);
+  const b = index.indexOf(sel.focusNode, sel.focusOffset);
+  return a === null || b === null ? null : { a, b };
+}
+
+/** Puts the DOM selection at text indices `sel`. */
+export function restoreSelection(root: HTMLElement, index: LineIndex | null, sel: Indices): void {
+  const a = index?.pointOf(sel.a);
+  const b = sel.b === sel.a ? a : index?.pointOf(sel.b);
+  if (!a || !b) return;
+  try {
+    root.ownerDocument.getSelection()?.setBaseAndExtent(a.node, a.offset, b.node, b.offset);
+  } catch {
+    /* a point the browser refuses: the selection stays where the patch left it */
+  }
+}
+
+/** Diff bounds from the selection an input replaced (`from`..`to`, text indices), when it lies in lines `first`..`last`. */
+export function inputBounds(lines: readonly Line[], first: number, last: number, sel: { from: number; to: number }): EditBounds {
+  const start = unitsOf(lines.slice(0, first));
+  const end = start + unitsOf(lines.slice(first, last));
+  if (sel.from < start || sel.to > end) return {};
+  return { maxPrefix: sel.from - start, maxSuffix: end - sel.to };
+}
+
+/**
+ * Diff bounds for a change no `beforeinput` announced (an editor command inserting content): it grew lines
+ * `first`.. by `grown` units to `size` units and left the caret, collapsed, at the end of what it inserted. Without
+ * bounds the diff could pair inserted text with equal text next to it, and a peer's concurrent delete of that text
+ * would take the new. `nodes`, `counts`, `lines`: the index as the DOM is now.
+ */
+export function insertionBounds(root: HTMLElement, nodes: Node[], counts: number[], lines: Line[], first: number, grown: number, size: number): EditBounds {
+  const sel = root.ownerDocument.getSelection();
+  if (grown <= 0 || !sel?.anchorNode || !sel.isCollapsed) return {};
+  const caret = new LineIndex(root, nodes, counts, lines, EDITOR_DIALECT).indexOf(sel.anchorNode, sel.anchorOffset);
+  const start = unitsOf(lines.slice(0, first));
+  if (caret === null || caret - grown < start || caret > start + size) return {};
+  return { maxPrefix: caret - grown - start, maxSuffix: start + size - caret };
+}
