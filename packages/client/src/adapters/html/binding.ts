@@ -66,6 +66,8 @@ export class RichTextBinding implements EditorAdapter {
   /** The selection an `input` is about to replace, as text indices: bounds for its diff. */
   private editing: { from: number; to: number } | null = null;
   private composition: Composition | null = null;
+  /** Inside this binding's own write: every transaction it sets off is shown by the flush that wrote. */
+  private writing = false;
   /** Table rows the editor shows, by element: the parser reads each `<tr>` with its row's id. */
   private rowIds = new WeakMap<Element, string>();
   private readOnly = false;
@@ -282,7 +284,12 @@ export class RichTextBinding implements EditorAdapter {
       const bounds = this.editing
         ? inputBounds(index.lines, from, to, this.editing)
         : insertionBounds(this.root, nodes, counts, [...index.lines.slice(0, from), ...mine, ...index.lines.slice(to)], from, unitsOf(mine) - unitsOf(theirs), unitsOf(mine));
-      replaceLines(ytext, from, to, mine, this, bounds);
+      this.writing = true;
+      try {
+        replaceLines(ytext, from, to, mine, this, bounds);
+      } finally {
+        this.writing = false;
+      }
     }
     const shown: Block[] = [...this.blocks.slice(0, a), ...read.map(() => ({ count: -1, html: '' })), ...this.blocks.slice(b)];
     this.resync(nodes, counts, shown, null);
@@ -291,7 +298,9 @@ export class RichTextBinding implements EditorAdapter {
   // ---- showing the document ----
 
   private readonly onText = (event: Y.YTextEvent, txn: Y.Transaction): void => {
-    if (txn.origin === this) return; // flush() brings the index up to date itself
+    // flush() brings the index up to date itself after its write, also past the formatting cleanup Yjs runs as a
+    // transaction of its own right after it (yjs `cleanupYTextAfterTransaction`), while the DOM is ahead of the index.
+    if (txn.origin === this || this.writing) return;
     if (this.composition) {
       this.composition.remote = true;
       return;
@@ -400,7 +409,13 @@ export class RichTextBinding implements EditorAdapter {
     }
     // Peers changed the document meanwhile: the index no longer matches it. The composed splice is written where
     // it began, then everything is shown as the document has it.
-    const caret = c.top && c.caret && c.top.parentNode === this.root ? writeSplice(ytext, c.before, this.read(c.top), c.caret, c.caretOffset, this) : null;
+    this.writing = true;
+    let caret: number | null = null;
+    try {
+      if (c.top && c.caret && c.top.parentNode === this.root) caret = writeSplice(ytext, c.before, this.read(c.top), c.caret, c.caretOffset, this);
+    } finally {
+      this.writing = false;
+    }
     this.observer?.takeRecords();
     this.dirty.clear();
     this.rootDirty = false;
