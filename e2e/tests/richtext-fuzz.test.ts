@@ -263,10 +263,10 @@ function randomHtml(rand: () => number, word: () => string): string {
  */
 const NAMED_SEEDS: Record<string, ReadonlyArray<{ name: string; seed: number }>> = {
   tinymce: [
-    { name: 'SEED_T1', seed: 1789580499 },
+    { name: 'pastes-and-block-changes-under-concurrent-typing', seed: 1789580499 },
   ],
   froala: [
-    { name: 'SEED_F1', seed: 3651623415 },
+    { name: 'typing-into-ranges-deleted-across-paragraphs', seed: 3651623415 },
   ],
 };
 
