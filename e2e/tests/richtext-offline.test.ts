@@ -8,9 +8,6 @@
 // WebSockets open (FIELD-NOTES). Her page also goes offline in Chromium, so the session hears the browser's
 // `offline`/`online` events as a user's would.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { withScene, type Peer } from '../lib/browser.ts';
@@ -18,12 +15,11 @@ import { quillContract, type ContractDriver } from '../lib/drivers.ts';
 import { froalaContract, tinymceContract } from '../lib/richtext-contract.ts';
 import { command } from '../lib/richtext.ts';
 import { Relay } from '../lib/relay.ts';
-import { REPO_ROOT, type WaveServer } from '../lib/server.ts';
+import type { WaveServer } from '../lib/server.ts';
 import { serverAndBrowser } from '../lib/suite.ts';
 import { freshDocId, waitUntil } from '../lib/util.ts';
 import '../lib/page-globals.ts';
 
-const CLI = join(REPO_ROOT, 'packages', 'server', 'dist', 'cli.js');
 /** Bounds a hang only: a page load, a reconnect and a resync take well under a second each here. */
 const TIMEOUT_MS = 90_000;
 const CONVERGE_MS = 20_000;
@@ -32,19 +28,10 @@ const OFFLINE_ERRORS = [/WebSocket connection to .* failed/, /ERR_CONNECTION_REF
 
 let server: WaveServer;
 let browser: Browser;
-let apiKey: string;
 
-serverAndBrowser(async (s, b) => {
+serverAndBrowser((s, b) => {
   server = s;
   browser = b;
-  // A key that allows the server's origin by name: Ann's socket goes to the relay's port, so the `Host` her
-  // WebSocket upgrade carries is the relay's, and `self` (same host) would refuse her page's `Origin`.
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [CLI, 'keys', 'create', '--name', 'richtext-offline-e2e', '--origin', server.url, '--json', '--store', `sqlite:${join(server.dataDir, 'wave.db')}`],
-    { cwd: REPO_ROOT },
-  );
-  apiKey = (JSON.parse(stdout) as { apiKey: string }).apiKey;
 });
 
 /** One line of what the editor shows: its block (`p`, `h1`…`h6`, `bullet`, `ordered`…) and its text. */
@@ -229,9 +216,11 @@ async function runRace(editor: OfflineEditor, race: Race, bobLeaves: boolean): P
         doc,
         text: race.text,
         allowErrors: OFFLINE_ERRORS,
-        config: (c) => ({ ...c, apiKey, serverUrl: relay.url }),
+        // Her page, scripts and socket all come through the relay: the demo key allows the page's own origin
+        // (`self`), and the TinyMCE plugin's URL, made from `serverUrl`, stays inside the demo's `script-src 'self'`.
+        baseUrl: relay.url,
       });
-      const bob = await scene.open('Bob', driver, { doc, config: (c) => ({ ...c, apiKey }) });
+      const bob = await scene.open('Bob', driver, { doc });
       const before = race.text.split('\n').map((t): Line => ['p', t]);
       assert.deepEqual(await identical([ann, bob]), [before, before], 'both start from the seeded document');
       assert.ok(relay.open > 0, "Ann's session goes through the relay");
@@ -252,7 +241,7 @@ async function runRace(editor: OfflineEditor, race: Race, bobLeaves: boolean): P
       await goOnline(ann, relay);
 
       // With Bob gone, a page opened now shows what the server has; with Bob there, his editor does.
-      const witness = bobLeaves ? await scene.open('Carol', driver, { doc, config: (c) => ({ ...c, apiKey }) }) : bob;
+      const witness = bobLeaves ? await scene.open('Carol', driver, { doc }) : bob;
       const [annLines, witnessLines] = await identical([ann, witness]);
       assert.deepEqual(annLines, race.expected, `${witness.name} and Ann agree; every typed character once, inside its word`);
       assert.deepEqual(witnessLines, race.expected);
