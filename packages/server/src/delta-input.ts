@@ -8,7 +8,7 @@
  *   are dropped, so every value written is flat and renderable.
  * - A non-empty document ends with `"\n"` (every line is terminated, [RT-S2]); one is appended when it does not.
  */
-import { sanitizeBlock, sanitizeImageAttrs, sanitizeInline, safeUrl, type Op } from 'wave-richtext';
+import { linesToDelta, readLines, sanitizeBlock, sanitizeImageAttrs, sanitizeInline, safeUrl, type Op } from 'wave-richtext';
 
 export class DeltaInvalid extends Error {
   override readonly name = 'DeltaInvalid';
@@ -34,7 +34,8 @@ export function deltaOps(value: unknown, field: string): Op[] {
   });
   const last = out[out.length - 1];
   if (last && !(typeof last.insert === 'string' && last.insert.endsWith('\n'))) out.push({ insert: '\n' });
-  return out;
+  // Adjacent runs with equal attributes merged: one Yjs insert each, however finely the caller split them.
+  return linesToDelta(readLines(out));
 }
 
 function sanitizedOp(op: unknown, at: string): Op[] {

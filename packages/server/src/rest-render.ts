@@ -10,7 +10,7 @@
  */
 import type * as Y from 'yjs';
 import { TEXT_TYPE } from 'wave-protocol';
-import { docLines, renderHtml, renderText, type Op } from 'wave-richtext';
+import { docLines, readLines, renderHtml, renderText, type Op } from 'wave-richtext';
 
 /** A document's views in the REST API's formats, each rendered when called (each reads the whole document). */
 export interface ContentViews {
@@ -24,8 +24,8 @@ export function contentViews(ydoc: Y.Doc): ContentViews {
   return {
     text: () => {
       // renderText joins lines with "\n"; the last line's own "\n", when the document has it, is put back.
-      const text = renderText(docLines(ytext));
       const delta = ytext.toDelta() as Op[];
+      const text = renderText(readLines(delta));
       const last = delta[delta.length - 1]?.insert;
       return typeof last === 'string' && last.endsWith('\n') ? `${text}\n` : text;
     },

@@ -183,6 +183,11 @@ describe('REST formats (real server process)', () => {
     const { delta: out, html } = await views('sanitised');
     assert.deepEqual(out.ops, [{ insert: 'x', attributes: { bold: true } }, { insert: '\n', attributes: { align: 'center' } }]);
     assert.equal(html, '<p style="text-align: center;"><strong>x</strong></p>');
+
+    // Runs split finely by the caller, or by attributes the sanitiser dropped, are stored merged.
+    const split = [{ insert: 'a' }, { insert: 'b', attributes: { onclick: 'x' } }, { insert: 'c', attributes: { bold: true } }, { insert: 'd', attributes: { bold: true } }];
+    assert.equal((await put('sanitised', 'application/json', JSON.stringify({ ops: split }))).status, 204);
+    assert.deepEqual(JSON.parse(await get('sanitised', 'delta')), { ops: [{ insert: 'ab' }, { insert: 'cd', attributes: { bold: true } }, { insert: '\n' }] });
   });
 
   it('refuses HTML nested deeper than a browser builds: 400 html_too_deep, no 500', async () => {
