@@ -78,19 +78,21 @@ export class LineIndex {
   }
 }
 
-/** `index` moved through a `Y.Text` change (its event's delta): text inserted at or before it pushes it on. */
+/**
+ * `index` moved through a `Y.Text` change (its event's delta). Text inserted exactly at `index` goes after it: a
+ * caret stays with the character before it, so two users typing at one place each keep typing after their own
+ * characters instead of interleaving.
+ */
 export function transformIndex(index: number, delta: ReadonlyArray<{ insert?: unknown; delete?: number; retain?: number }>): number {
   let pos = 0;
   let out = index;
   for (const op of delta) {
-    if (pos > index) break;
+    if (pos >= index) break;
     if (op.retain !== undefined) pos += op.retain;
     else if (op.delete !== undefined) {
-      if (pos < index) out -= Math.min(op.delete, index - pos);
+      out -= Math.min(op.delete, index - pos);
       pos += op.delete;
-    } else if (op.insert !== undefined) {
-      out += typeof op.insert === 'string' ? op.insert.length : 1;
-    }
+    } else if (op.insert !== undefined) out += typeof op.insert === 'string' ? op.insert.length : 1;
   }
   return out;
 }
