@@ -2,7 +2,9 @@
  * HTML from a REST `PUT` → the lines of the flat rich text. parse5 (the WHATWG parsing algorithm, so a body reads as
  * a browser's editor would read it) builds the tree; wave-richtext's `parseHtml` reads it through its `HtmlNode`
  * interface and sanitises ([RT-X1]). What holds:
- * - The body is parsed as the content of a `<body>`; nothing in it is ever served as markup: GET renders the lines.
+ * - The body is parsed as an HTML fragment (parse5's default `<template>` context, as the richtext tests parse, so
+ *   stray table parts reach `parseHtml`'s rules instead of being dropped); nothing in it is ever served as markup:
+ *   GET renders the lines.
  * - `parseHtml` recurses once per element level, so a tree deeper than `MAX_HTML_DEPTH` is refused before it runs
  *   (`HtmlTooDeep`); the depth is measured with an explicit stack.
  */
