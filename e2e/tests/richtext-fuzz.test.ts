@@ -53,8 +53,10 @@ function blockOf(n) { return n.parentElement.closest(BLOCKS) || root(); }
  */
 function randomBlock(r) {
   var all = contentTexts();
-  if (all.length === 0) return null;
-  var picked = pick(all, r), block = blockOf(picked);
+  return all.length === 0 ? null : blockAround(all, pick(all, r));
+}
+function blockAround(all, picked) {
+  var block = blockOf(picked);
   var own = all.filter(function (n) { return blockOf(n) === block; });
   // The run of the block's text around the picked node that no nested list, table or block interrupts.
   var groups = [[]], between = root().ownerDocument.createRange();
@@ -105,13 +107,18 @@ function deleteWords(r1, r2, r3) {
   if (kind === 'tinymce') T.execCommand('Delete'); else root().ownerDocument.execCommand('delete');
   return w.text;
 }
-/** From the start of a word in one block to the end of a word in a later block: the range deleted, as text. */
+/** From the start of a word in one block to the end of a word in the next block or the one after: the text deleted. */
 function deleteAcross(r1, r2, r3) {
-  var a = randomBlock(r1), b = randomBlock(r2);
-  if (!a || !b) return '';
-  var pa = a.at(0), pb = b.at(0);
-  if (blockOf(pa.node) === blockOf(pb.node)) return '';
-  if (pa.node.compareDocumentPosition(pb.node) & 2) { var t = a; a = b; b = t; }
+  var all = contentTexts();
+  if (all.length === 0) return '';
+  var first = pick(all, r1), later = [];
+  all.forEach(function (n) {
+    if (blockOf(n) !== blockOf(first) && (first.compareDocumentPosition(n) & 4) && later.indexOf(blockOf(n)) < 0) later.push(blockOf(n));
+  });
+  if (later.length === 0) return '';
+  var endBlock = later[Math.min(later.length - 1, r2 < 0.7 ? 0 : 1)];
+  var a = blockAround(all, first);
+  var b = blockAround(all, all.filter(function (n) { return blockOf(n) === endBlock; })[0]);
   var starts = [], ends = [];
   for (var i = 0; i < a.str.length; i++) if (/\S/.test(a.str[i]) && (i === 0 || /\s/.test(a.str[i - 1]))) starts.push(i);
   for (var j = 1; j <= b.str.length; j++) if (/\S/.test(b.str[j - 1]) && (j === b.str.length || /\s/.test(b.str[j]))) ends.push(j);
@@ -329,7 +336,7 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
             // Words by their shape: the browser may have glued two of them (see the count below).
             for (const m of String(gone).matchAll(new RegExp(WORD.source, 'g'))) deleted.add(m[0]);
             log.push(`${peer.name} delete ${JSON.stringify(gone)}`);
-          } else if (kind < 0.58) {
+          } else if (kind < 0.56) {
             const start = Date.now();
             const gone = await call(`return deleteAcross(${r[0]}, ${r[1]}, ${r[2]});`);
             deletions.push({ start, end: Date.now(), removed: String(gone) });
@@ -531,9 +538,9 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
     if (halfDeleted.length > 0) console.log(`${label}: deleted while being typed (not counted): ${halfDeleted.join(' ')}`);
     // The fuzzer built a real document, not an empty one.
     const survivors = [...typed].filter((w) => counts.has(w)).length;
+    console.log(`${label}: ${survivors} words, ${html.length} B of HTML, ${deleted.size} words deleted, ${missing.length} words broken`);
     assert.ok(survivors >= OPS / 3, `a non-trivial document: ${survivors} words survived`);
     assert.match(html, /<(strong|em|a |s>|u>|span style)/, 'formatting survived');
-    console.log(`${label}: ${survivors} words, ${html.length} B of HTML, ${deleted.size} words deleted, ${missing.length} words broken`);
   });
   return result!;
 }
