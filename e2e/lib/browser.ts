@@ -64,6 +64,11 @@ export interface OpenOptions {
   query?: Record<string, string>;
   /** JavaScript run in the page before any of its own (Playwright `addInitScript`), e.g. to turn on a trace. */
   initScript?: string;
+  /**
+   * Open the page from this origin instead of the server's, e.g. a relay to the server (relay.ts): the demo's
+   * `/demo/config.json` then names it as `serverUrl`, so the page's scripts and WebSocket all go through it.
+   */
+  baseUrl?: string;
 }
 
 export type StartResult = { ok: true } | { ok: false; error: ErrorPayload & { name?: string } };
@@ -73,8 +78,8 @@ export class Scene {
   readonly peers: Peer[] = [];
   constructor(readonly browser: Browser, readonly server: WaveServer, readonly label: string) {}
 
-  demoUrl(driver: EditorDriver, query: Record<string, string>): string {
-    return `${this.server.url}/demo/${driver.pagePath}?${new URLSearchParams(query)}`;
+  demoUrl(driver: EditorDriver, query: Record<string, string>, baseUrl = this.server.url): string {
+    return `${baseUrl}/demo/${driver.pagePath}?${new URLSearchParams(query)}`;
   }
 
   async open(name: string, driver: EditorDriver, options: OpenOptions): Promise<Peer> {
@@ -106,7 +111,7 @@ export class Scene {
     const query: Record<string, string> = { doc: options.doc, user: name };
     if (options.text !== undefined) query.text = options.text;
     Object.assign(query, options.query ?? {});
-    await page.goto(this.demoUrl(driver, query));
+    await page.goto(this.demoUrl(driver, query, options.baseUrl));
     await trackTiming(page);
     if (!options.noWait) {
       const result = await startResult(page);

@@ -1,8 +1,16 @@
 /**
  * Names of the shared types in a Wave document, for both ends: the client's adapters and session open them, the
- * server's REST views read them and its forceSync writes them. A document holds the content type of the editor kind
- * that seeded it (`TEXT_TYPE` or `HTML_TYPE`) and the `META_MAP`.
+ * server's REST views read them and its forceSync writes them. A document holds `TEXT_TYPE` (written in the format
+ * `DOC_FORMAT`) and the `META_MAP`.
  */
+
+/**
+ * The document format a client writes and the server stores (PROTOCOL.md [P2d]): all content is one flat `Y.Text`
+ * named `TEXT_TYPE` in the Quill Delta convention (wave-richtext, RICHTEXT.md). Sent in `Hello.format`; the server
+ * refuses a client of any other format, or of none (earlier clients wrote the `Y.XmlFragment` tree), before any
+ * document byte, so that two formats never meet in one document. A new value means a new layout of the shared types.
+ */
+export const DOC_FORMAT = 'flat-delta/1';
 
 /**
  * The `Y.Text` of the plain-text and Delta editors (`<textarea>`, CodeMirror 5, Quill): `doc.getText(TEXT_TYPE)`.

@@ -49,12 +49,20 @@ export const SyncStep = { Step1: 0, Step2: 1, Update: 2 } as const;
 /** Largest JSON payload accepted in a Hello/Welcome/Error message, in UTF-16 code units. Tokens are < 4 KiB. */
 export const MAX_JSON_PAYLOAD = 16 * 1024;
 
+/** Longest `Hello.format` accepted: a format name is short, and the server quotes it in an error detail. */
+export const MAX_FORMAT_LENGTH = 64;
+
 /** Longest token accepted in `Hello.token` and `Token`, in UTF-16 code units. */
 export const MAX_TOKEN_LENGTH = 8192;
 
 export interface HelloPayload {
   /** PROTOCOL_VERSION of the client. */
   protocol: number;
+  /**
+   * `DOC_FORMAT` of the client: the layout of the shared types it writes. Optional on the wire only so that an
+   * earlier client's Hello (which has none) still decodes and gets a clear `protocol_mismatch` (PROTOCOL.md [P2d]).
+   */
+  format?: string;
   apiKey: string;
   docId: string;
   /** Signed JWT from the integrator's backend, when the key requires or allows one. */
@@ -252,6 +260,8 @@ function parseHello(o: Record<string, unknown>): HelloPayload {
     user: obj(o, 'user') as UserInput,
     clientId: uint(o, 'clientId'),
   };
+  const format = optStr(o, 'format', MAX_FORMAT_LENGTH);
+  if (format !== undefined) hello.format = format;
   const token = optStr(o, 'token', MAX_TOKEN_LENGTH);
   if (token !== undefined) hello.token = token;
   if (o['epoch'] !== undefined) hello.epoch = uint(o, 'epoch');

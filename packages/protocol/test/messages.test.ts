@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  DOC_FORMAT,
   MessageType,
   MAX_TOKEN_LENGTH,
   SyncStep,
@@ -12,6 +13,7 @@ import {
   CloseCode,
   LIMIT_ERRORS,
   SERVER_ERRORS,
+  type HelloPayload,
   type Message,
 } from '../src/index.js';
 
@@ -22,7 +24,7 @@ const samples: Message[] = [
   { type: MessageType.Awareness, update: new Uint8Array([1, 5, 1, 2, 123, 125]) },
   {
     type: MessageType.Hello,
-    hello: { protocol: 1, apiKey: 'wk_x', docId: 'doc/ü', user: { name: 'Ada' }, clientId: 42, epoch: 3, token: 'a.b.c' },
+    hello: { protocol: 1, format: 'flat-delta/1', apiKey: 'wk_x', docId: 'doc/ü', user: { name: 'Ada' }, clientId: 42, epoch: 3, token: 'a.b.c' },
   },
   {
     type: MessageType.Welcome,
@@ -65,6 +67,18 @@ test('hello fields are checked by shape', () => {
   assert.throws(() => decodeMessage(enc({ protocol: 1, apiKey: 5, docId: 'd', user: {}, clientId: 1 })), /apiKey/);
   assert.throws(() => decodeMessage(enc({ protocol: 1, apiKey: 'k', docId: 'd', user: 'x', clientId: 1 })), /user/);
   assert.throws(() => decodeMessage(enc({ protocol: 1, apiKey: 'k', docId: 'd', user: {}, clientId: -1 })), /clientId/);
+});
+
+test('[P2d] Hello.format: a string of at most 64 characters; a Hello without one still decodes, for the server to refuse', () => {
+  // encodeMessage writes whatever it is given, so it can also build the frames of other clients.
+  const enc = (obj: object) => encodeMessage({ type: MessageType.Hello, hello: obj as HelloPayload });
+  const base = { protocol: 1, apiKey: 'k', docId: 'd', user: {}, clientId: 1 };
+  const old = decodeMessage(enc(base));
+  assert.ok(old.type === MessageType.Hello && !('format' in old.hello), 'no format key appears');
+  assert.throws(() => decodeMessage(enc({ ...base, format: 7 })), /format/);
+  assert.throws(() => decodeMessage(enc({ ...base, format: 'f'.repeat(65) })), /format/);
+  const named = decodeMessage(enc({ ...base, format: DOC_FORMAT }));
+  assert.ok(named.type === MessageType.Hello && named.hello.format === DOC_FORMAT);
 });
 
 test('__proto__ in JSON payloads does not reach any prototype', () => {

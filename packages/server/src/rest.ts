@@ -2,24 +2,32 @@
  * REST API for integrators' backends (DESIGN.md): `/api/v2/docs/:docId`, authorised by the key's **secret**
  * (`Authorization: Bearer SECRET`) together with its apiKey (`?apiKey=KEY` or header `X-Wave-Api-Key`), never by
  * the public apiKey alone. Failed authorisations count against the caller's address (S1 throttling, HTTP 429).
+ * Every document is the flat rich text (`DOC_FORMAT`), whichever editor wrote it; rest-render.ts reads it.
  *
- * - `GET` → the content: `?format=text` (default; `text/plain`), `html` (`text/html`), `json`
- *   (`{ docId, epoch, text, delta, html }`); or by `Accept`. 404 for a document that has no session.
- * - `PUT` → replaces the content for everyone (server-side forceSync): `text/plain` body = the text;
- *   `application/json` `{ "text": "…" }` or `{ "delta": [ops] }`. 204.
+ * - `GET` → the content: `?format=text` (default; `text/plain`), `html` (`text/html`), `delta` (`application/json`,
+ *   a Quill Delta `{ ops }`), `json` (`{ docId, epoch, text, delta, html }`); or by `Accept`. 404 for a document that
+ *   has no session.
+ * - `PUT` → replaces the content for everyone (server-side forceSync): `text/plain` body = the text; `text/html`
+ *   body = HTML (rest-input.ts); `application/json` `{ "text" }`, `{ "html" }`, `{ "delta": ops | { ops } }` or
+ *   a Delta `{ "ops" }` as `GET ?format=delta` answers. 204.
  * - `DELETE` → deletes the document and ends its session (connected clients reconnect into a new one). 204.
+ *
+ * A refusal is JSON `{ error, code? }`: `error` for people, `code` (`RestErrorCode`) for programs.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as Y from 'yjs';
-import { TEXT_TYPE, parseJsonSafely } from 'wave-protocol';
 import { docIdProblem } from './auth.js';
 import { contentViews } from './rest-render.js';
-import { DEFAULT_MAX_VALUE_DEPTH, valueDepth } from './rooms/depth-check.js';
+import { HttpError } from './http-error.js';
+import { putContent } from './rest-input.js';
 import type { RoomRegistry } from './rooms/registry.js';
 import type { SecretBox } from './secret-box.js';
 import type { AuthThrottle } from './throttle.js';
 import { clientAddress } from './client-address.js';
 import type { DocKey, KeyRecord, Store } from './store/types.js';
+
+export { HttpError } from './http-error.js';
+export type { RestErrorCode } from './http-error.js';
 
 export const REST_PREFIX = '/api/v2/docs/';
 
@@ -32,15 +40,6 @@ export interface RestOptions {
   maxBodyBytes: number;
   /** Read the client address of the auth-failure budget from proxy headers (`--trust-proxy`, client-address.ts). */
   trustProxy?: boolean;
-}
-
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export async function handleRest(req: IncomingMessage, res: ServerResponse, url: URL, opts: RestOptions): Promise<void> {
@@ -75,7 +74,8 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, url:
   } catch (error) {
     const status = error instanceof HttpError ? error.status : 500;
     const message = error instanceof HttpError ? error.message : 'server error';
-    const body = JSON.stringify({ error: message });
+    const code = error instanceof HttpError ? error.code : undefined;
+    const body = JSON.stringify(code === undefined ? { error: message } : { error: message, code });
     if (!res.headersSent) res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
     if (!(error instanceof HttpError)) throw error;
@@ -131,6 +131,9 @@ async function get(req: IncomingMessage, res: ServerResponse, url: URL, doc: Doc
     if (format === 'json') {
       body = JSON.stringify({ docId: doc.docId, epoch, text: views.text(), delta: views.delta(), html: views.html() });
       type = 'application/json; charset=utf-8';
+    } else if (format === 'delta') {
+      body = JSON.stringify({ ops: views.delta() });
+      type = 'application/json; charset=utf-8';
     } else if (format === 'html') {
       body = views.html();
       type = 'text/html; charset=utf-8';
@@ -154,38 +157,7 @@ async function get(req: IncomingMessage, res: ServerResponse, url: URL, doc: Doc
 
 async function put(req: IncomingMessage, res: ServerResponse, doc: DocKey, key: KeyRecord, opts: RestOptions): Promise<void> {
   const body = await readBody(req, opts.maxBodyBytes);
-  const type = (req.headers['content-type'] ?? 'text/plain').split(';')[0]!.trim().toLowerCase();
-  let write: (ydoc: Y.Doc) => void;
-  if (type === 'text/plain') {
-    write = (ydoc) => replaceText(ydoc, body);
-  } else if (type === 'application/json') {
-    let value: unknown;
-    try {
-      value = parseJsonSafely(body);
-    } catch {
-      throw new HttpError(400, 'body is not JSON');
-    }
-    const o = (value ?? {}) as Record<string, unknown>;
-    if (typeof o['text'] === 'string') {
-      const text = o['text'];
-      write = (ydoc) => replaceText(ydoc, text);
-    } else if (Array.isArray(o['delta']) && o['delta'].every((op) => op !== null && typeof op === 'object')) {
-      const ops = o['delta'] as Array<Record<string, unknown>>;
-      // An op is `{ insert, attributes: { name: value } }`: two levels above its values (rooms/depth-check.ts).
-      if (ops.some((op) => valueDepth(op, DEFAULT_MAX_VALUE_DEPTH + 2) > DEFAULT_MAX_VALUE_DEPTH + 2)) {
-        throw new HttpError(400, `delta: embeds and attribute values may be nested at most ${DEFAULT_MAX_VALUE_DEPTH} levels deep`);
-      }
-      write = (ydoc) => {
-        const t = ydoc.getText(TEXT_TYPE);
-        t.delete(0, t.length);
-        t.applyDelta(ops);
-      };
-    } else {
-      throw new HttpError(400, 'expected { "text": string } or { "delta": [ops] }');
-    }
-  } else {
-    throw new HttpError(415, 'expected text/plain or application/json (HTML documents: replace them from an editor with forceSync)');
-  }
+  const write = putContent(req.headers['content-type'], body);
   try {
     await opts.registry.withRoom(doc, key, (room) => room.replaceContent(write));
   } catch (error) {
@@ -195,15 +167,9 @@ async function put(req: IncomingMessage, res: ServerResponse, doc: DocKey, key: 
   res.writeHead(204).end();
 }
 
-function replaceText(ydoc: Y.Doc, text: string): void {
-  const t = ydoc.getText(TEXT_TYPE);
-  t.delete(0, t.length);
-  t.insert(0, text);
-}
-
-function pickFormat(query: string | null, accept: string | undefined): 'text' | 'html' | 'json' {
-  if (query === 'text' || query === 'html' || query === 'json') return query;
-  if (query !== null) throw new HttpError(400, 'format: expected text, html or json');
+function pickFormat(query: string | null, accept: string | undefined): 'text' | 'html' | 'delta' | 'json' {
+  if (query === 'text' || query === 'html' || query === 'delta' || query === 'json') return query;
+  if (query !== null) throw new HttpError(400, 'format: expected text, html, delta or json', 'invalid_format');
   if (accept?.includes('application/json')) return 'json';
   if (accept?.includes('text/html')) return 'html';
   return 'text';

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as Y from 'yjs';
-import { MessageType, SyncStep, encodeMessage } from 'wave-protocol';
-import type { Message } from 'wave-protocol';
+import { DOC_FORMAT, MessageType, SyncStep, encodeMessage } from 'wave-protocol';
+import type { HelloPayload, Message } from 'wave-protocol';
 import { holdableStore, startInProcess } from './helpers/in-process.js';
 import type { InProcessServer } from './helpers/in-process.js';
 import { TestClient, messagesOfType } from './helpers/test-client.js';
@@ -57,6 +57,43 @@ describe('protocol (in-process server)', () => {
       const client = await connect({ docId: newDoc(), helloOverride: { protocol: 999 } });
       await assertRefused(client, 'protocol_mismatch', 4426);
       assert.equal(client.messages.length, 1);
+    });
+
+    describe('[P2d] document format', () => {
+      /** A Hello as a client would write it by hand: JSON of exactly these fields, no format added by the helper. */
+      const rawHello = (docId: string, fields: Record<string, unknown>): Uint8Array => {
+        const hello = { protocol: 1, apiKey, docId, user: { name: 'old' }, clientId: 77, ...fields };
+        return encodeMessage({ type: MessageType.Hello, hello: hello as unknown as HelloPayload });
+      };
+      for (const [name, fields, named] of [
+        ['no format (an earlier, tree-format client)', {}, /no document format/],
+        ['another format', { format: 'tree/0' }, /document format "tree\/0"/],
+      ] as const) {
+        it(`refuses a Hello with ${name}: one fatal Error{protocol_mismatch} naming both formats, 4426, no document byte`, async () => {
+          const docId = newDoc();
+          const writer = await connect({ docId, seedText: 'stored words' });
+          await writer.waitSynced();
+          const client = await connect({ docId, hello: false });
+          client.sendRaw(rawHello(docId, fields));
+          await assertRefused(client, 'protocol_mismatch', 4426);
+          assert.equal(client.messages.length, 1, `only the Error: ${client.describe()}`);
+          const error = client.errors[0]!;
+          assert.equal(error.fatal, true);
+          assert.match(error.detail, named);
+          assert.ok(error.detail.includes(`"${DOC_FORMAT}"`), error.detail);
+          assert.match(error.detail, /update the client/);
+        });
+      }
+
+      it('accepts the current format', async () => {
+        const docId = newDoc();
+        const writer = await connect({ docId, seedText: 'stored words' });
+        await writer.waitSynced();
+        const client = await connect({ docId, hello: false });
+        client.sendRaw(rawHello(docId, { format: DOC_FORMAT }));
+        await client.waitSynced();
+        assert.equal(client.doc.getText('text').toString(), 'stored words');
+      });
     });
 
     it('requires the Hello apiKey/docId to equal the URL', async () => {

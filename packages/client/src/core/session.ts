@@ -6,7 +6,7 @@
  */
 import * as Y from 'yjs';
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
-import { CloseCode, MessageType, PROTOCOL_VERSION, SERVER_ERRORS, SyncStep, errorCodeForClose } from 'wave-protocol';
+import { CloseCode, DOC_FORMAT, MessageType, PROTOCOL_VERSION, SERVER_ERRORS, SyncStep, errorCodeForClose } from 'wave-protocol';
 import { META_MAP, META_REPLACED_KEY, type ErrorCode, type HelloPayload, type Message, type WelcomePayload } from 'wave-protocol';
 import { AckTracker } from './ack-tracker.js';
 import { ConfirmedState } from './confirmed.js';
@@ -189,6 +189,7 @@ export class Session {
   private hello(): HelloPayload {
     const hello: HelloPayload = {
       protocol: PROTOCOL_VERSION,
+      format: DOC_FORMAT,
       apiKey: this.opts.apiKey,
       docId: this.opts.docId,
       user: this.opts.user,

@@ -6,6 +6,7 @@
 import type { WebSocket } from 'ws';
 import {
   CloseCode,
+  DOC_FORMAT,
   MessageType,
   PROTOCOL_VERSION,
   ProtocolError,
@@ -262,6 +263,8 @@ export class Connection implements RoomPeer, GuardedConnection {
         `client speaks protocol ${hello.protocol}, this server speaks ${PROTOCOL_VERSION}`,
       );
     }
+    // P2d: a client of another document format would write shared types this server's clients never read.
+    if (hello.format !== DOC_FORMAT) return this.fail('protocol_mismatch', formatMismatch(hello.format));
     if (hello.apiKey !== this.ctx.apiKey || hello.docId !== this.ctx.docId) {
       return this.fail('validation_error', 'Hello apiKey/docId differ from the connection URL', 4400);
     }
@@ -397,4 +400,10 @@ function toBytes(data: Buffer | ArrayBuffer | Buffer[]): Uint8Array {
   if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data));
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/** The detail of a P2d refusal: both formats, and what the integrator must do. */
+function formatMismatch(clientFormat: string | undefined): string {
+  const theirs = clientFormat === undefined ? 'no document format (an earlier client, which writes the rich-text tree)' : `document format "${clientFormat}"`;
+  return `the client writes ${theirs}, this server stores document format "${DOC_FORMAT}": update the client (wave.client.js, wave-client) to a version that writes "${DOC_FORMAT}"`;
 }

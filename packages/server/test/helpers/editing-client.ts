@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { MessageType, PROTOCOL_VERSION, SyncStep, decodeMessage, encodeMessage } from 'wave-protocol';
+import { DOC_FORMAT, MessageType, PROTOCOL_VERSION, SyncStep, decodeMessage, encodeMessage } from 'wave-protocol';
 import type { ErrorPayload, Message } from 'wave-protocol';
 
 export interface EditingClientOptions {
@@ -168,6 +168,7 @@ export class EditingClient {
         type: MessageType.Hello,
         hello: {
           protocol: PROTOCOL_VERSION,
+          format: DOC_FORMAT,
           apiKey: this.options.apiKey,
           docId: this.options.docId,
           user: { name: this.options.name },

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import * as awarenessProtocol from 'y-protocols/awareness';
-import { MessageType, PROTOCOL_VERSION, SyncStep, decodeMessage, encodeMessage } from 'wave-protocol';
+import { DOC_FORMAT, MessageType, PROTOCOL_VERSION, SyncStep, decodeMessage, encodeMessage } from 'wave-protocol';
 import type { ErrorPayload, HelloPayload, Message, UserInput, WelcomePayload } from 'wave-protocol';
 
 export interface TestClientOptions {
@@ -143,6 +143,7 @@ export class TestClient {
   sendHello(): void {
     const hello: HelloPayload = {
       protocol: PROTOCOL_VERSION,
+      format: DOC_FORMAT,
       apiKey: this.options.apiKey,
       docId: this.options.docId,
       user: this.options.user ?? { name: 'tester' },

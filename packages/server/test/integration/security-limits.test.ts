@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import * as awarenessProtocol from 'y-protocols/awareness';
-import { MessageType, PROTOCOL_VERSION, encodeMessage } from 'wave-protocol';
+import { DOC_FORMAT, MessageType, PROTOCOL_VERSION, encodeMessage } from 'wave-protocol';
 import { ServerProcess } from '../helpers/server-process.js';
 import { TestClient } from '../helpers/test-client.js';
 import { mintToken } from '../helpers/tokens.js';
@@ -64,7 +64,7 @@ function rawSocket(url: string, ignore: RegExp, onOpen: (ws: WebSocket) => void)
 function hello(apiKey: string, docId: string, token?: string): Uint8Array {
   return encodeMessage({
     type: MessageType.Hello,
-    hello: { protocol: PROTOCOL_VERSION, apiKey, docId, user: { name: 'flood' }, clientId: 7, ...(token ? { token } : {}) },
+    hello: { protocol: PROTOCOL_VERSION, format: DOC_FORMAT, apiKey, docId, user: { name: 'flood' }, clientId: 7, ...(token ? { token } : {}) },
   });
 }
 
