@@ -41,7 +41,6 @@ interface QuillApi {
   insertEmbed(index: number, type: string, value: unknown, source?: string): void;
   root: HTMLElement;
 }
-const q = (): QuillApi => window.quill as unknown as QuillApi;
 
 /**
  * What a page shows as plain text: the textarea's value, CodeMirror's document, Quill's text. Embeds are not text in
@@ -49,14 +48,14 @@ const q = (): QuillApi => window.quill as unknown as QuillApi;
  * document Quill seeded.
  */
 async function plain(peer: Peer, kind: Kind): Promise<string> {
-  if (kind === 'quill') return peer.page.evaluate(() => q().getText());
+  if (kind === 'quill') return peer.page.evaluate(() => (window.quill as unknown as QuillApi).getText());
   return peer.driver.text(peer.page);
 }
 
 /** The index of `word` (first occurrence) in the editor's own positions (Quill's count an embed as one). */
 async function indexOf(peer: Peer, kind: Kind, word: string): Promise<number> {
   const i = kind === 'quill'
-    ? await peer.page.evaluate((w) => q().getContents().ops.map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('').indexOf(w), word)
+    ? await peer.page.evaluate((w) => (window.quill as unknown as QuillApi).getContents().ops.map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('').indexOf(w), word)
     : (await plain(peer, kind)).indexOf(word);
   assert.ok(i >= 0, `${peer.name} shows ${JSON.stringify(word)}`);
   return i;
@@ -66,8 +65,8 @@ async function indexOf(peer: Peer, kind: Kind, word: string): Promise<number> {
 async function select(peer: Peer, kind: Kind, from: number, to: number): Promise<void> {
   await peer.page.evaluate(([k, a, b]) => {
     if (k === 'quill') {
-      q().focus();
-      q().setSelection(a, b - a, 'user');
+      (window.quill as unknown as QuillApi).focus();
+      (window.quill as unknown as QuillApi).setSelection(a, b - a, 'user');
     } else if (k === 'codemirror') {
       const cm = window.cm!;
       cm.focus();
@@ -101,7 +100,7 @@ async function allShow(peers: ReadonlyArray<[Peer, Kind]>, want: string): Promis
 
 /** Quill's Delta of the page, for formatting checks. */
 function contents(peer: Peer): Promise<DeltaOp[]> {
-  return peer.page.evaluate(() => q().getContents().ops);
+  return peer.page.evaluate(() => (window.quill as unknown as QuillApi).getContents().ops);
 }
 
 async function openThree(scene: Scene, label: string, text: string): Promise<{ ann: Peer; bob: Peer; cy: Peer; all: Array<[Peer, Kind]> }> {
@@ -134,7 +133,7 @@ describe('textarea + CodeMirror + Quill on one document', () => {
       const { ann, bob, cy, all } = await openThree(scene, 'any-bold', 'one two three four five');
       await allShow(all, 'one two three four five\n');
       const at = await indexOf(ann, 'quill', 'three');
-      await ann.page.evaluate((i) => q().formatText(i, 5, 'bold', true, 'user'), at);
+      await ann.page.evaluate((i) => (window.quill as unknown as QuillApi).formatText(i, 5, 'bold', true, 'user'), at);
       // Before "three" the text takes the unformatted space before it; after, the bold "e" it follows.
       await typeBy(bob, 'textarea', 'three', 'before', 'AA ');
       await typeBy(cy, 'codemirror', 'three', 'after', 'BB');
@@ -150,7 +149,7 @@ describe('textarea + CodeMirror + Quill on one document', () => {
     await withScene(browser, server, 'any-image', async (scene) => {
       const { ann, bob, cy, all } = await openThree(scene, 'any-image', 'abc def ghi');
       await allShow(all, 'abc def ghi\n');
-      await ann.page.evaluate((src) => q().insertEmbed(4, 'image', src, 'user'), PNG);
+      await ann.page.evaluate((src) => (window.quill as unknown as QuillApi).insertEmbed(4, 'image', src, 'user'), PNG);
       await until('the image in Quill', () => contents(ann), (ops) => ops.some((op) => typeof op.insert === 'object'));
       // The image shows as nothing in the plain editors: their text is unchanged, and typing lands where it is typed.
       await typeBy(bob, 'textarea', 'def', 'after', 'T');
@@ -166,7 +165,7 @@ describe('textarea + CodeMirror + Quill on one document', () => {
       const { ann, bob, cy, all } = await openThree(scene, 'any-presence', 'r1z lorem\nr2z alpha bravo charlie delta echo');
       await allShow(all, 'r1z lorem\nr2z alpha bravo charlie delta echo\n');
       // An image before every word below: Quill's indices (and the Y.Text's) run one ahead of the plain editors'.
-      await ann.page.evaluate((src) => q().insertEmbed(4, 'image', src, 'user'), PNG);
+      await ann.page.evaluate((src) => (window.quill as unknown as QuillApi).insertEmbed(4, 'image', src, 'user'), PNG);
       await until('the image in Quill', () => contents(ann), (ops) => ops.some((op) => typeof op.insert === 'object'));
       const rounds: Array<[Peer, Kind, string]> = [[ann, 'quill', 'bravo'], [bob, 'textarea', 'charlie'], [cy, 'codemirror', 'delta']];
       for (const [selector, kind, word] of rounds) {
@@ -195,13 +194,13 @@ async function caretOnWord(page: Page, kind: Kind, name: string, word: string): 
   );
 }
 
-/** A line of the shared text: its characters (an embed as `{…}` JSON) and its "\n"'s attributes. */
+/** A line of the shared text: its characters (a break embed as ⏎, any other embed as □) and its "\n"'s attributes. */
 function lines(delta: readonly DeltaOp[]): Array<{ text: string; attrs: Record<string, unknown> }> {
   const out: Array<{ text: string; attrs: Record<string, unknown> }> = [];
   let text = '';
   for (const op of delta) {
     if (typeof op.insert !== 'string') {
-      text += JSON.stringify(op.insert);
+      text += (op.insert as Record<string, unknown>).break === true ? '⏎' : '□';
       continue;
     }
     const parts = op.insert.split('\n');
@@ -221,7 +220,7 @@ const HTML_EDITORS_DOC: DeltaOp[] = [
   { insert: 'item one' }, { insert: '\n', attributes: { list: 'bullet' } },
   { insert: 'second para' }, { insert: '\n', attributes: { list: 'bullet', 'list-cont': true } },
   { insert: 'deep quote' }, { insert: '\n', attributes: { blockquote: true, 'quote-depth': 2 } },
-  { insert: 'moved right' }, { insert: '\n', attributes: { 'margin-left': '40px' } },
+  { insert: 'moved aside' }, { insert: '\n', attributes: { 'margin-left': '40px' } },
   { insert: 'head' }, { insert: '\n', attributes: { table: 'r1', th: true, colspan: '2', 'table-style': 'width: 100%' } },
   { insert: 'left' }, { insert: '\n', attributes: { table: 'r2', 'cell-style': 'width: 30%' } },
   { insert: 'right' }, { insert: '\n', attributes: { table: 'r2', cell: 'c9' } },
@@ -266,9 +265,9 @@ for (const rich of [froala, tinymce] as RichTextDriver[]) {
         const doc = freshDocId(`any-quill-${rich.name}`);
         const ann = await scene.open('Ann', quill, { doc, text: 'Title\nsome words here\nitem' });
         await ann.page.evaluate(() => {
-          q().formatText(0, 5, 'header', 1, 'user');
-          q().formatText(11, 5, 'bold', true, 'user');
-          q().formatText(22, 4, 'list', 'bullet', 'user');
+          (window.quill as unknown as QuillApi).formatText(0, 5, 'header', 1, 'user');
+          (window.quill as unknown as QuillApi).formatText(11, 5, 'bold', true, 'user');
+          (window.quill as unknown as QuillApi).formatText(22, 4, 'list', 'bullet', 'user');
         });
         const bob = await scene.open('Bob', rich, { doc });
         await until(`${rich.name} to show Quill's heading, bold word and list`, () => rich.html(bob.page), (html) =>
