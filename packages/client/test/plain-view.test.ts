@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as Y from 'yjs';
 import { renderText, readLines, type Op } from 'wave-richtext';
-import { PlainView, writeSplice, type PlainOp, type YDeltaOp } from '../src/adapters/plain-view.js';
+import { PlainView, writeSplice, type PlainOp, type YDeltaOp } from '../src/core/plain-view.js';
+import { applyEdits, captureEdits, plainText, writeDifference } from '../src/core/reset.js';
 
 const IMG = { image: 'https://example.com/a.png' };
 
@@ -153,4 +154,15 @@ test('deleting a break embed as a line break removes the embed only', () => {
   splice(ytext, view, 1, 1, '');
   assert.deepEqual(ytext.toDelta(), [{ insert: 'ab' }, { insert: '\n', attributes: { blockquote: true } }]);
   assert.equal(view.text, 'ab\n');
+});
+
+test('a reset re-applies plain-text patches onto a rich text at mapped positions, keeping embeds and formats', () => {
+  const ytext = rich([{ insert: 'ab', attributes: { bold: true } }, { insert: IMG }, { insert: 'cd' }, { insert: '\n', attributes: { header: 2 } }]);
+  const base = plainText(ytext);
+  assert.equal(base, 'abcd\n');
+  const patches = captureEdits(base, 'abcdY\n')!;
+  ytext.doc!.transact(() => writeDifference(ytext, applyEdits(patches, plainText(ytext))));
+  assert.deepEqual(ytext.toDelta(), [
+    { insert: 'ab', attributes: { bold: true } }, { insert: IMG }, { insert: 'cdY' }, { insert: '\n', attributes: { header: 2 } },
+  ]);
 });

@@ -25,7 +25,7 @@ import type { AdapterFactory, EditorAdapter } from './types.js';
 import { replaceText } from './replace.js';
 import { caretAfterHistory } from './history-keys.js';
 import { mapIndex } from './text-diff.js';
-import { PlainView, writeSplice, type PlainOp, type YDeltaOp } from './plain-view.js';
+import { PlainView, writeSplice, type PlainOp, type YDeltaOp } from '../core/plain-view.js';
 import { codemirrorPresence, type CodeMirrorForPresence } from '../presence/host-codemirror.js';
 import type { PresenceHost } from '../presence/types.js';
 

@@ -18,7 +18,7 @@ import type { LocalUndo } from '../core/undo.js';
 import { caretAfterHistory, historyInput, historyKey, type HistoryAction } from './history-keys.js';
 import { replaceText } from './replace.js';
 import { diffAtCursor, mapIndex } from './text-diff.js';
-import { PlainView, writeSplice, type PlainOp, type YDeltaOp } from './plain-view.js';
+import { PlainView, writeSplice, type PlainOp, type YDeltaOp } from '../core/plain-view.js';
 import { TEXT_TYPE } from 'wave-protocol';
 import type { AdapterFactory, EditorAdapter } from './types.js';
 import { textareaPresence } from '../presence/host-textarea.js';
