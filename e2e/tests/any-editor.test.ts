@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { withScene, type Peer, type Scene } from '../lib/browser.ts';
-import { codemirror, quill, textarea } from '../lib/drivers.ts';
+import { codemirror, quill, textarea, type EditorDriver } from '../lib/drivers.ts';
 import { froala, tinymce, type RichTextDriver } from '../lib/richtext-drivers.ts';
 import { openNodeWriter, type DeltaOp } from '../lib/node-writer.ts';
 import { drawn, near, union, until, wordBox } from '../lib/presence.ts';
@@ -177,6 +177,45 @@ describe('textarea + CodeMirror + Quill on one document', () => {
       }
     });
   });
+});
+
+/** A page's plain text without the final "\n" a Quill-seeded document (and Quill itself) ends with. */
+async function shown(peer: Peer, kind: Kind): Promise<string> {
+  return (await plain(peer, kind)).replace(/\n$/, '');
+}
+
+const KINDS: ReadonlyArray<[Kind, EditorDriver]> = [['textarea', textarea], ['codemirror', codemirror], ['quill', quill]];
+
+describe('whichever kind starts first', () => {
+  for (const [firstKind, firstDriver] of KINDS) {
+    it(`${firstKind} seeds the text the others read; forceSync and content_changed work from every kind`, { timeout: TIMEOUT_MS }, async () => {
+      await withScene(browser, server, `any-seed-${firstKind}`, async (scene) => {
+        const doc = freshDocId(`any-seed-${firstKind}`);
+        const first = await scene.open('First', firstDriver, { doc, text: 'seeded line\nsecond line' });
+        const others = await Promise.all(KINDS.filter(([k]) => k !== firstKind).map(async ([kind, driver]) => [await scene.open(kind, driver, { doc, text: 'not the seed' }), kind] as [Peer, Kind]));
+        const all: Array<[Peer, Kind]> = [[first, firstKind], ...others];
+        for (const [peer, kind] of all) await until(`${peer.name} (${kind}) to show the seed`, () => shown(peer, kind), (t) => t === 'seeded line\nsecond line');
+        for (const [peer] of all) assert.equal(await peer.page.evaluate(() => window.coedit!.getState()), 'online');
+
+        // forceSync in each kind's own format, in turn; every page shows it and reports a remote content change.
+        for (const [peer, kind] of all) {
+          const text = `restored by ${kind}`;
+          const before = await Promise.all(all.map(([p]) => p.page.evaluate(() => window.waveLog!.content_changed.filter((e) => e.source === 'remote').length)));
+          await peer.page.evaluate(([k, t]) => window.coedit!.forceSync(k === 'quill' ? { ops: [{ insert: t, attributes: { bold: true } }, { insert: '\n' }] } : t), [kind, text] as const);
+          for (const [other, otherKind] of all) await until(`${other.name} (${otherKind}) to show ${kind}'s forceSync`, () => shown(other, otherKind), (t) => t === text);
+          for (const [i, [other]] of all.entries()) {
+            if (other === peer) continue;
+            const remote = await other.page.evaluate(() => window.waveLog!.content_changed.filter((e) => e.source === 'remote').length);
+            assert.ok(remote > before[i]!, `${other.name}: content_changed {source: 'remote'} after ${kind}'s forceSync`);
+          }
+          if (kind === 'quill') {
+            const [quillPeer] = all.find(([, k]) => k === 'quill')!;
+            assert.deepEqual(await contents(quillPeer), [{ insert: text, attributes: { bold: true } }, { insert: '\n' }], "Quill's forceSync keeps its formatting");
+          }
+        }
+      });
+    });
+  }
 });
 
 /** Waits until `page` draws `name`'s caret at the end of `word` and its selection over `word`. */

@@ -27,6 +27,10 @@ export interface QuillOp {
 export interface QuillForSync {
   updateContents(delta: { ops: QuillOp[] } | QuillOp[], source?: unknown): unknown;
   setContents(delta: { ops: QuillOp[] } | QuillOp[], source?: unknown): unknown;
+  getLength(): number;
+  getText(index: number, length: number): string;
+  getSelection(): { index: number; length: number } | null;
+  setSelection(index: number, length: number, source?: unknown): void;
   on(name: 'editor-change', fn: (...args: unknown[]) => void): unknown;
   off(name: 'editor-change', fn: (...args: unknown[]) => void): unknown;
   scroll: { registry: { query(name: string): unknown; register(...definitions: unknown[]): unknown } };
@@ -89,6 +93,16 @@ export class QuillSync {
       op.insert === undefined ? op : { ...op, attributes: { ...this.unset, ...(op.attributes ?? {}) } },
     );
     this.quill.updateContents(ops, this);
+    // Quill's document always ends with a "\n" of its own; it is the shared text's last one when the shared text ends
+    // with a "\n" (a Delta document does), else one more (a plain text seeded by a textarea). A remote change that
+    // gives the shared text a final "\n" (forceSync with a Delta over a plain text) leaves Quill with both: Quill
+    // takes the shared text again, keeping the selection's indices.
+    const length = this.quill.getLength();
+    if (length === this.ytext.length + 1 && this.quill.getText(length - 2, 1) === '\n') {
+      const selection = this.quill.getSelection();
+      this.quill.setContents(toQuill(this.ytext.toDelta() as QuillOp[]), this);
+      if (selection) this.quill.setSelection(selection.index, selection.length, this);
+    }
   };
 
   private readonly onQuill = (...args: unknown[]): void => {
