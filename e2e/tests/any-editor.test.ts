@@ -296,6 +296,55 @@ describe('Quill on a document written by the HTML editors', () => {
   });
 });
 
+/** Every item of the shared vocabulary (README "One document, any editor"), as the HTML editors write it. */
+const VOCABULARY: DeltaOp[] = [
+  { insert: 'Heading' }, { insert: '\n', attributes: { header: 1 } },
+  { insert: 'b', attributes: { bold: true } }, { insert: ' ' }, { insert: 'i', attributes: { italic: true } }, { insert: ' ' },
+  { insert: 'u', attributes: { underline: true } }, { insert: ' ' }, { insert: 's', attributes: { strike: true } }, { insert: ' ' },
+  { insert: 'site', attributes: { link: 'https://example.com/' } }, { insert: { break: true } }, { insert: 'after' }, { insert: '\n' },
+  { insert: 'item' }, { insert: '\n', attributes: { list: 'bullet' } },
+  { insert: 'nested' }, { insert: '\n', attributes: { list: 'bullet', indent: 1 } },
+  { insert: 'more of nested' }, { insert: '\n', attributes: { list: 'bullet', indent: 1, 'list-cont': true } },
+  { insert: 'quoted' }, { insert: '\n', attributes: { blockquote: true } },
+  { insert: 'let x = 1;' }, { insert: '\n', attributes: { 'code-block': true } },
+  { insert: 'pic' }, { insert: { image: PNG } }, { insert: '\n', attributes: { 'margin-left': '40px' } },
+  { insert: 'th1' }, { insert: '\n', attributes: { table: 'r1', th: true, colspan: '2' } },
+  { insert: 'td1' }, { insert: '\n', attributes: { table: 'r2' } }, { insert: 'td2' }, { insert: '\n', attributes: { table: 'r2' } },
+];
+
+describe('what each editor shows of the shared vocabulary', () => {
+  it('Quill shows the formats, the break, the image and the table; textarea and CodeMirror show the plain text', { timeout: TIMEOUT_MS }, async () => {
+    await withScene(browser, server, 'any-vocabulary', async (scene) => {
+      const doc = freshDocId('any-vocabulary');
+      const writer = await openNodeWriter(server, doc, VOCABULARY);
+      try {
+        const ann = await scene.open('Ann', quill, { doc });
+        const bob = await scene.open('Bob', textarea, { doc });
+        const cy = await scene.open('Cy', codemirror, { doc });
+        const plainText = 'Heading\nb i u s site\nafter\nitem\nnested\nmore of nested\nquoted\nlet x = 1;\npic\nth1\ntd1\ntd2\n';
+        await allShow([[bob, 'textarea'], [cy, 'codemirror']], plainText);
+        const html = await until('Quill to show the document', () => ann.page.evaluate(() => (window.quill as unknown as QuillApi).root.innerHTML), (h) => h.includes('td2'));
+        const expected: Array<[string, RegExp]> = [
+          ['heading', /<h1>Heading<\/h1>/], ['bold', /<strong>b<\/strong>/], ['italic', /<em>i<\/em>/], ['underline', /<u>u<\/u>/],
+          ['strike', /<s>s<\/s>/], ['link', /<a href="https:\/\/example\.com\/"[^>]*>site<\/a>/], ['break', /site<\/a><br class="wave-break">after/],
+          ['list', /<li data-list="bullet">(<span class="ql-ui"[^>]*><\/span>)?item<\/li>/],
+          ['indent', /<li data-list="bullet" class="ql-indent-1">(<span class="ql-ui"[^>]*><\/span>)?nested<\/li>/],
+          ['blockquote', /<blockquote>quoted<\/blockquote>/], ['code block', /ql-code-block[^>]*>let x = 1;/], ['image', /pic<img src="data:image\/png/],
+          ['table', /<table>[\s\S]*<td[^>]*>th1<\/td>[\s\S]*<\/tr><tr[^>]*><td[^>]*>td1<\/td><td[^>]*>td2<\/td>/],
+        ];
+        const missing = expected.filter(([, re]) => !re.test(html)).map(([name]) => name);
+        assert.deepEqual(missing, [], `Quill shows each format; its HTML: ${html}`);
+        // Shown by the HTML editors only: kept, not shown in Quill.
+        assert.ok(!/colspan|margin-left/.test(html), 'Quill does not show colspan or paragraph styles');
+        const delta = await writer.until('the document unchanged by the three editors', (d) => d.length > 0);
+        assert.deepEqual(lines(delta), lines(VOCABULARY), 'opening the document wrote nothing');
+      } finally {
+        await writer.stop();
+      }
+    });
+  });
+});
+
 /** Quill and a rich-text editor of the HTML binding on one document, each writing formatting the other must show. */
 for (const rich of [froala, tinymce] as RichTextDriver[]) {
   describe(`Quill ↔ ${rich.name}`, () => {
