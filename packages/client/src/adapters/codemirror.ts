@@ -43,7 +43,7 @@ interface CmChange {
   origin?: string;
 }
 
-/** The part of CodeMirror 5's editor API used here and by y-codemirror (codemirror 5.65). */
+/** The part of CodeMirror 5's editor API used here (codemirror 5.65). */
 interface CodeMirrorLike {
   getValue(): string;
   setValue(value: string): void;
@@ -67,7 +67,6 @@ interface CodeMirrorLike {
   endOperation(): void;
   /** The operation in progress (a key handler or command runs inside one), null otherwise. */
   curOp: unknown;
-  state: { keyMaps: object[] };
 }
 
 function isCodeMirror(editor: unknown): editor is CodeMirrorLike {

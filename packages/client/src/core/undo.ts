@@ -30,7 +30,7 @@ function holdsContent(item: Y.Item): boolean {
 }
 
 export class LocalUndo {
-  /** The manager itself, for bindings that drive it directly (y-codemirror's `yUndoManager` option). */
+  /** The manager itself, for code that drives it directly. */
   readonly manager: Y.UndoManager;
 
   constructor(doc: Y.Doc) {
