@@ -166,3 +166,24 @@ test('a reset re-applies plain-text patches onto a rich text at mapped positions
     { insert: 'ab', attributes: { bold: true } }, { insert: IMG }, { insert: 'cdY' }, { insert: '\n', attributes: { header: 2 } },
   ]);
 });
+
+test('[RT-T2] Enter in a table cell makes a second paragraph of that cell, not one more cell in its row', () => {
+  const ytext = rich([
+    { insert: 'ab' }, { insert: '\n', attributes: { table: 'r1', colspan: '2' } },
+    { insert: 'cd' }, { insert: '\n', attributes: { table: 'r1' } },
+  ]);
+  const view = PlainView.of(ytext);
+  splice(ytext, view, 1, 0, '\n');
+  const delta = ytext.toDelta() as YDeltaOp[];
+  const cell = delta[1]!.attributes!.cell;
+  assert.equal(typeof cell, 'string');
+  assert.deepEqual(delta, [
+    { insert: 'a' }, { insert: '\n', attributes: { table: 'r1', colspan: '2', cell } },
+    { insert: 'b' }, { insert: '\n', attributes: { table: 'r1', colspan: '2', cell } },
+    { insert: 'cd' }, { insert: '\n', attributes: { table: 'r1' } },
+  ]);
+  // A cell that already has paragraphs keeps its id.
+  splice(ytext, view, 2, 0, '\n');
+  const cells = (ytext.toDelta() as YDeltaOp[]).flatMap((op) => [...(op.insert as string)].filter((c) => c === '\n').map(() => op.attributes?.cell));
+  assert.deepEqual(cells, [cell, cell, cell, undefined]);
+});

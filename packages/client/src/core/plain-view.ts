@@ -15,10 +15,12 @@
  *   hidden embeds strictly between them, never one at either end.
  * - Inserted characters take the inline formats of the character they follow on the same line (or, at a line's
  *   start, of the one they precede), and an inserted `"\n"` the block attributes of the line it splits: typing looks
- *   like its surroundings in a rich editor, and no other character's attributes are written.
+ *   like its surroundings in a rich editor. Splitting a table cell's line makes a second paragraph of that cell (one
+ *   `cell` id on both lines, [RT-T2]), never one more cell in the row; that is the one write to a character the edit
+ *   did not type (the split line's `"\n"` gets the cell id, which changes nothing shown).
  */
 import type * as Y from 'yjs';
-import { INLINE_KEYS } from 'wave-richtext';
+import { INLINE_KEYS, randomId } from 'wave-richtext';
 
 /** A run of the `Y.Text` as the plain view sees it: shown characters (one Y position each), or one hidden embed. */
 type Run = string | null;
@@ -196,7 +198,11 @@ export function writeSplice(ytext: Y.Text, view: PlainView, index: number, remov
   const at = view.toY(index, 'after-shown');
   const ops = ytext.toDelta() as YDeltaOp[];
   const inline = inlineAround(ops, at);
-  const block = blockOfLineAt(ops, at);
+  const { attrs: block, index: lineEnd } = blockOfLineAt(ops, at);
+  if (block.table !== undefined && block.cell === undefined && insert.includes('\n') && lineEnd !== null) {
+    block.cell = randomId('cell');
+    ytext.format(lineEnd, 1, { cell: block.cell });
+  }
   // One insert per run of non-"\n" characters and per "\n", each with a fresh attributes object: Yjs writes `null`
   // into it for every format in force that it lacks [RT-E2], which is what keeps other formats from being inherited.
   let y = at;
@@ -242,20 +248,23 @@ function inlineAround(ops: readonly YDeltaOp[], y: number): Record<string, unkno
   return {};
 }
 
-/** The block attributes of the line Y index `y` is in (those of the first `"\n"` at or after `y`); none past the last. */
-function blockOfLineAt(ops: readonly YDeltaOp[], y: number): Record<string, unknown> {
+/**
+ * The block attributes of the line Y index `y` is in (those of the first `"\n"` at or after `y`) and that `"\n"`'s
+ * index; none and null past the last.
+ */
+function blockOfLineAt(ops: readonly YDeltaOp[], y: number): { attrs: Record<string, unknown>; index: number | null } {
   let at = 0;
   for (const op of ops) {
     const len = typeof op.insert === 'string' ? op.insert.length : 1;
     if (typeof op.insert === 'string' && at + len > y) {
       const nl = op.insert.indexOf('\n', Math.max(0, y - at));
       if (nl !== -1) {
-        const out: Record<string, unknown> = {};
-        for (const [key, value] of Object.entries(op.attributes ?? {})) if (!INLINE.has(key) && value !== null) out[key] = value;
-        return out;
+        const attrs: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(op.attributes ?? {})) if (!INLINE.has(key) && value !== null) attrs[key] = value;
+        return { attrs, index: at + nl };
       }
     }
     at += len;
   }
-  return {};
+  return { attrs: {}, index: null };
 }
