@@ -10,7 +10,7 @@ import { withScene, type Peer, type Scene } from '../lib/browser.ts';
 import { codemirror, quill, textarea, type EditorDriver } from '../lib/drivers.ts';
 import { froala, tinymce, type RichTextDriver } from '../lib/richtext-drivers.ts';
 import { openNodeWriter, type DeltaOp } from '../lib/node-writer.ts';
-import { drawn, near, union, until, wordBox } from '../lib/presence.ts';
+import { drawn, near, selectWord, union, until, wordBox, type PresenceKind } from '../lib/presence.ts';
 import type { WaveServer } from '../lib/server.ts';
 import { freshDocId } from '../lib/util.ts';
 import { serverAndBrowser } from '../lib/suite.ts';
@@ -219,7 +219,7 @@ describe('whichever kind starts first', () => {
 });
 
 /** Waits until `page` draws `name`'s caret at the end of `word` and its selection over `word`. */
-async function caretOnWord(page: Page, kind: Kind, name: string, word: string): Promise<void> {
+async function caretOnWord(page: Page, kind: PresenceKind, name: string, word: string): Promise<void> {
   await until(
     `${name}'s caret and selection on "${word}" in the ${kind} page`,
     async () => ({ word: await wordBox(page, kind, word), drawn: await drawn(page, name) }),
@@ -348,7 +348,7 @@ describe('what each editor shows of the shared vocabulary', () => {
 /** Quill and a rich-text editor of the HTML binding on one document, each writing formatting the other must show. */
 for (const rich of [froala, tinymce] as RichTextDriver[]) {
   describe(`Quill ↔ ${rich.name}`, () => {
-    it(`formatting and typing cross between Quill and ${rich.name} in both directions`, { timeout: TIMEOUT_MS }, async () => {
+    it(`formatting, typing and carets cross between Quill and ${rich.name} in both directions`, { timeout: TIMEOUT_MS }, async () => {
       await withScene(browser, server, `any-quill-${rich.name}`, async (scene) => {
         const doc = freshDocId(`any-quill-${rich.name}`);
         const ann = await scene.open('Ann', quill, { doc, text: 'Title\nsome words here\nitem' });
@@ -367,6 +367,12 @@ for (const rich of [froala, tinymce] as RichTextDriver[]) {
         await typeBy(ann, 'quill', 'some', 'after', ' fromquill');
         await until(`${rich.name} to show Quill's typing, the bold word still bold`, () => rich.html(bob.page), (html) =>
           html.includes('some fromquill') && /<(strong|b)>words<\/(strong|b)>/.test(html));
+        // Presence both ways: a selection in one editor is drawn over the same word in the other.
+        const at = await indexOf(ann, 'quill', 'here');
+        await select(ann, 'quill', at, at + 'here'.length);
+        await caretOnWord(bob.page, rich.kind, 'Ann', 'here');
+        await selectWord(bob.page, rich.kind, 'Title');
+        await caretOnWord(ann.page, 'quill', 'Bob', 'Title');
       });
     });
   });
