@@ -16,7 +16,8 @@ import '../lib/page-globals.ts';
 const CLI = join(REPO_ROOT, 'packages', 'server', 'dist', 'cli.js');
 /** What the users type, one line each. */
 const LINES = ['<img src=x onerror=alert(1)>', 'a & b'];
-const ESCAPED_HTML = '<p>&#60;img src=x onerror=alert(1)&#62;</p><p>a &#38; b</p>';
+/** As wave-richtext renders it: every text escaped ([RT-X1]). */
+const ESCAPED_HTML = '<p>&lt;img src=x onerror=alert(1)&gt;</p><p>a &amp; b</p>';
 
 let server: WaveServer;
 let browser: Browser;

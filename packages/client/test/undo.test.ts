@@ -55,38 +55,6 @@ test('after untrack, the adapter\'s edits are no longer undoable; a new doc has 
   assert.equal(fresh.canRedo, false);
 });
 
-test("undoing my new paragraph keeps a collaborator's words typed into it; a paragraph only I wrote in goes", () => {
-  const { mine, theirs } = peers();
-  const adapter = { name: 'adapter' };
-  const undo = new LocalUndo(mine);
-  undo.track(adapter);
-  const frag = mine.getXmlFragment('html');
-  const paragraph = (text: string) => {
-    const p = new Y.XmlElement('p');
-    p.insert(0, [new Y.XmlText(text)]);
-    return p;
-  };
-  const shown = (doc: Y.Doc) => doc.getXmlFragment('html').toString();
-  mine.transact(() => frag.insert(0, [paragraph('mine')]), adapter);
-  undo.stopCapturing();
-  // Bob types into the paragraph Ann just made.
-  const theirText = (theirs.getXmlFragment('html').get(0) as Y.XmlElement).get(0) as Y.XmlText;
-  theirs.transact(() => theirText.insert(4, ' theirs'));
-  assert.equal(shown(mine), '<p>mine theirs</p>');
-
-  assert.equal(undo.undo(), true);
-  assert.equal(shown(mine), '<p> theirs</p>', "Ann's characters went; the paragraph stays with Bob's");
-  assert.equal(shown(theirs), shown(mine));
-  assert.equal(undo.redo(), true);
-  assert.equal(shown(mine), '<p>mine theirs</p>');
-
-  undo.stopCapturing();
-  mine.transact(() => frag.insert(1, [paragraph('only mine')]), adapter);
-  assert.equal(undo.undo(), true);
-  assert.equal(shown(mine), '<p>mine theirs</p>', 'a paragraph nobody else wrote in is deleted whole');
-  assert.equal(shown(theirs), shown(mine));
-});
-
 test('undoStep gives what the undone step had deleted, which the undo restored; null when there is no step', () => {
   const doc = new Y.Doc();
   const adapter = { name: 'adapter' };

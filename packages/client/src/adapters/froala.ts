@@ -12,7 +12,6 @@ import { invalidConfig } from '../core/errors.js';
 import type { AdapterFactory } from './types.js';
 import { RichTextBinding, type RichTextHost, type UndoState } from './html/binding.js';
 import type { EditorDialect } from './html/dom.js';
-import { DEFAULT_DIALECT } from './html/model.js';
 
 /** The part of Froala's editor API used here (froala-editor 4.x/5.x). */
 interface FroalaLike {
@@ -35,13 +34,9 @@ function isFroala(editor: unknown): editor is FroalaLike {
   );
 }
 
+/** Froala's markers and "Powered by" paragraph are skipped by the parser (wave-richtext `EDITOR_DIALECT`). */
 export const FROALA_DIALECT: EditorDialect = {
-  ...DEFAULT_DIALECT,
-  // A selection marker holds at most a zero-width space; anything with content is read (and sanitised) as content.
-  skip: (el) =>
-    (el.classList.contains('fr-marker') && el.children.length === 0 && /^[\u200b\ufeff]*$/.test(el.textContent ?? '')) ||
-    el.getAttribute('data-f-id') === 'pbf' || el.classList.contains('fr-tooltip'),
-  unwrap: () => false,
+  render: {},
   internalAttr: (name) => name === 'contenteditable' || name === 'draggable' || name === 'id' || name.startsWith('data-'),
 };
 

@@ -4,8 +4,7 @@
  * plugin pass an initialised editor: `init({ app: 'tinymce', editor: tinymce.get(id), … })`.
  *
  * The root is the iframe's body. TinyMCE's own nodes (bookmarks, `data-mce-bogus` wrappers and handles, the
- * caret container) and `data-mce-*` attributes never enter the document; underline is spelled as TinyMCE does
- * (`<span style="text-decoration: underline;">`) so that every peer's `getContent()` is identical. Undo: the
+ * caret container) and `data-mce-*` attributes never enter the document. Undo: the
  * `Undo`/`Redo` commands (Ctrl+Z, toolbar, menu) go to the session's undo manager instead of TinyMCE's snapshot
  * history, which would also revert collaborators' edits.
  */
@@ -32,26 +31,15 @@ function isTinymce(editor: unknown): editor is TinymceLike {
   return typeof e === 'object' && e !== null && typeof e.getBody === 'function' && typeof e.getContent === 'function' && typeof e.on === 'function' && typeof e.off === 'function';
 }
 
+/** TinyMCE's bookmarks, caret containers and bogus nodes are skipped or unwrapped by the parser (`EDITOR_DIALECT`). */
 export const TINYMCE_DIALECT: EditorDialect = {
-  mark: (name, attrs) => (name === 'u' ? { tag: 'span', attrs: { style: 'text-decoration: underline;' } } : { tag: name, attrs: name === 'a' ? attrs : {} }),
-  placeholder: { 'data-mce-bogus': '1' },
-  // TinyMCE's Delete inside a list runs its `normalizeLists` over the whole body (tinymce.js, `deleteCommand` and
-  // `backspaceDeleteRange` → `normalizeList`): a nested list that is the first child of an item moves into the item
-  // before. Yjs has no move, so each peer doing so writes its own copy of the nested list, and peers deleting at the
-  // same time doubled its text (the rich-text fuzz, seed 1789580499). A first child other than the list (this
-  // placeholder line) leaves it where it is; only the peer whose editor made such an item can still move it.
-  lineBeforeLeadingList: true,
-  skip: (el) => {
-    const bogus = el.getAttribute('data-mce-bogus');
-    return (
-      bogus === 'all' || el.hasAttribute('data-mce-caret') ||
-      // A selection bookmark holds at most a zero-width character; anything else is read as content.
-      (el.getAttribute('data-mce-type') === 'bookmark' && el.children.length === 0 && /^[\u200b\ufeff]*$/.test(el.textContent ?? '')) ||
-      el.classList.contains('mce-offscreen-selection') || el.classList.contains('mce-resizehandle')
-    );
+  render: {
+    placeholder: { 'data-mce-bogus': '1' },
+    // TinyMCE's Delete inside a list runs its `normalizeLists` over the whole body: a nested list that is the first
+    // child of an item moves into the item before. A first child other than the list (this placeholder line)
+    // leaves the structure as the document has it.
+    lineBeforeLeadingList: true,
   },
-  // A bogus <br> is TinyMCE's placeholder: read as a <br> (the normaliser drops the trailing one).
-  unwrap: (el) => el.hasAttribute('data-mce-bogus') && el.localName !== 'br',
   internalAttr: (name) => name.startsWith('data-mce-') || name === 'contenteditable',
   transient: (el) => el.localName === 'br' && el.hasAttribute('data-mce-bogus'),
   shadowOf: (name) => (name === 'href' || name === 'src' || name === 'style' ? `data-mce-${name}` : undefined),

@@ -1,8 +1,7 @@
 /**
  * A peer's update applied with its bytes kept in the transaction's `meta`, so an observer can read what the update
  * deleted. The transaction's own delete set holds only what was live here: what this user had deleted too is not
- * in it (yjs `src/utils/DeleteSet.js`, `readAndApplyDeleteSet`), and the rich-text adapter needs to know that a
- * peer's concurrent write deleted the same characters as this user's (`adapters/html/textcopies.ts`).
+ * in it (yjs `src/utils/DeleteSet.js`, `readAndApplyDeleteSet`).
  */
 import * as Y from 'yjs';
 

@@ -13,29 +13,13 @@ import type { DeleteSet } from './remote-update.js';
  */
 const CAPTURE_TIMEOUT_MS = 500;
 
-/**
- * Whether `item` is a node (a `Y.XmlElement` or `Y.XmlText`) that still holds content: the `deleteFilter` of the
- * manager keeps such a node when an undo would delete it. An undo deletes what this user's undone step inserted; a
- * paragraph this user made, that a collaborator has typed into since, would take the collaborator's words with it
- * (deleting a type deletes its children: yjs `src/structs/ContentType.js` `delete`). With the filter the undo
- * removes this user's own characters and leaves the node with the collaborator's. Yjs filters the items of one undo
- * children before parents (`src/utils/UndoManager.js`, `popStackItem`), so what a node still holds at that moment
- * is what the undo leaves; an emptied node is deleted as before. Plain `Y.Text` (Quill, CodeMirror, textarea) holds
- * no nodes: nothing changes there.
- */
-function holdsContent(item: Y.Item): boolean {
-  if (!(item.content instanceof Y.ContentType)) return false;
-  for (let child = item.content.type._start; child !== null; child = child.right) if (child.countable && !child.deleted) return true;
-  return false;
-}
-
 export class LocalUndo {
   /** The manager itself, for code that drives it directly. */
   readonly manager: Y.UndoManager;
 
   constructor(doc: Y.Doc) {
     // The whole doc is in scope: every adapter writes one root type, and only tracked origins count anyway.
-    this.manager = new Y.UndoManager(doc, { trackedOrigins: new Set(), captureTimeout: CAPTURE_TIMEOUT_MS, deleteFilter: (item) => !holdsContent(item) });
+    this.manager = new Y.UndoManager(doc, { trackedOrigins: new Set(), captureTimeout: CAPTURE_TIMEOUT_MS });
   }
 
   /** Makes transactions whose origin is `origin` undoable (the adapter's own writes); returns the function that stops it. */

@@ -1,96 +1,100 @@
 /**
- * The editor's contenteditable DOM ↔ the model: reading (through the normaliser, so the sanitiser sees everything),
- * rendering (createElement only — no HTML string is ever parsed), minimal patching of an existing element, and
- * the comparison that tells whether the editor's DOM already shows a model the canonical way.
+ * The editor's contenteditable DOM: its top-level content nodes, canonical HTML turned into nodes (parsed in an inert
+ * `<template>`, where nothing runs or loads; the HTML comes from the renderer, every value escaped), the comparison
+ * that tells whether a node already shows its block the canonical way, and the minimal patcher.
  */
-import { renderNodes, vnodeHtml, escapeAttr, escapeText, type Dialect, type MElement, type VNode } from './model.js';
-import { contentOf, GENERIC_BLOCKS } from './schema.js';
-import { normalize, type RawNode } from './normalize.js';
+import { EDITOR_DIALECT, escapeAttr, escapeText, type HtmlNode, type RenderOptions } from 'wave-richtext';
 
-/** How one editor's DOM differs from plain content: its markers and UI inside the contenteditable, its spelling. */
-export interface EditorDialect extends Dialect {
-  /** Editor UI or markers inside the content (selection markers, resize handles, "Powered by"): not content, never touched. */
-  skip(el: Element): boolean;
-  /** Editor scaffolding whose children are content (a caret container): the element itself is ignored. */
-  unwrap(el: Element): boolean;
+/** How one editor's DOM differs from plain content, beyond the markers the parser skips (`EDITOR_DIALECT`). */
+export interface EditorDialect {
+  /** How the renderer spells content for this editor. */
+  readonly render: RenderOptions;
   /** Attributes the editor keeps on content elements for itself: ignored when comparing, left alone when patching. */
   internalAttr(name: string): boolean;
   /**
-   * Elements the editor adds and removes by itself while the user types (TinyMCE's placeholder `<br>`): read as
-   * content, but ignored when deciding whether a block needs re-rendering, so Wave does not fight the editor.
+   * Elements the editor adds and removes by itself while the user types (TinyMCE's placeholder `<br>`): ignored
+   * when deciding whether a block needs re-rendering, so Wave does not fight the editor.
    */
   transient?(el: Element): boolean;
   /** The editor's private copy of an attribute (TinyMCE serialises `data-mce-href` over `href`): dropped when Wave changes it. */
   shadowOf?(name: string): string | undefined;
 }
 
-const ELEMENT = 1;
-const TEXT = 3;
+const d0 = EDITOR_DIALECT;
+const skip = (el: Element) => d0.skip(el as unknown as HtmlNode);
+const unwrap = (el: Element) => d0.unwrap(el as unknown as HtmlNode);
 
 export function isElement(node: Node): node is Element {
-  return node.nodeType === ELEMENT;
+  return node.nodeType === 1;
 }
 
 export function isText(node: Node): node is Text {
-  return node.nodeType === TEXT;
+  return node.nodeType === 3;
 }
 
-export function rawFromDom(node: Node, d: EditorDialect): RawNode[] {
-  if (isText(node)) return [{ t: 'text', text: node.data, src: node }];
-  if (!isElement(node) || d.skip(node)) return [];
-  const children: RawNode[] = [];
-  for (let c = node.firstChild; c; c = c.nextSibling) children.push(...rawFromDom(c, d));
-  if (d.unwrap(node)) return children;
-  const attrs: Record<string, string> = {};
-  for (const a of Array.from(node.attributes)) attrs[a.name] = a.value;
-  return [{ t: 'el', name: node.localName.toLowerCase(), attrs, children, src: node }];
+/** The root's children that are content: editor UI and whitespace between blocks left out. */
+export function contentNodes(root: Node): Node[] {
+  const out: Node[] = [];
+  for (let c = root.firstChild; c; c = c.nextSibling) {
+    if (isElement(c) ? !skip(c) : isText(c) && !isBlankText(c)) out.push(c);
+  }
+  return out;
 }
 
-/** True for a node that starts a block of its own at the top level (everything else is grouped into a paragraph). */
-export function isBlockNode(node: Node): boolean {
-  if (!isElement(node)) return false;
-  const name = node.localName.toLowerCase();
-  return contentOf(name) !== undefined || GENERIC_BLOCKS.has(name) || name === 'li';
+/** The top-level node of `root` that holds `node`, or null. */
+export function topOf(root: Node, node: Node | null): Node | null {
+  let n = node;
+  while (n && n.parentNode !== root) n = n.parentNode;
+  return n;
 }
 
-/** The blocks one group of top-level nodes holds (with DOM provenance for selection mapping). */
-export function readNodes(nodes: readonly Node[], root: Element, d: EditorDialect): MElement[] {
-  const raw: RawNode[] = [];
-  for (const n of nodes) raw.push(...rawFromDom(n, d));
-  return normalize(raw, 'root', { owner: root }) as MElement[];
+/** The nodes of canonical `html`, owned by `doc`. */
+export function nodesOf(html: string, doc: Document): Node[] {
+  const t = doc.createElement('template');
+  t.innerHTML = html;
+  return Array.from(doc.importNode(t.content, true).childNodes);
 }
 
-export function renderDom(blocks: readonly MElement[], doc: Document, d: Dialect): Node[] {
-  return renderNodes(blocks, d).map((v) => createNode(v, doc));
-}
-
-function createNode(v: VNode, doc: Document): Node {
-  if (typeof v === 'string') return doc.createTextNode(v);
-  const el = doc.createElement(v.tag);
-  for (const [key, value] of Object.entries(v.attrs)) el.setAttribute(key, value);
-  for (const child of v.children) el.appendChild(createNode(child, doc));
-  return el;
-}
-
-/** The editor's DOM as canonical HTML, ignoring what the dialect says is the editor's own. */
+/** A node as canonical HTML, ignoring what is the editor's own (markers, internal attributes, transient nodes). */
 export function domHtml(node: Node, d: EditorDialect): string {
   if (isText(node)) return escapeText(node.data.replace(/[\u200b\ufeff]/g, ''));
-  if (!isElement(node) || d.skip(node) || d.transient?.(node)) return '';
+  if (!isElement(node) || skip(node) || d.transient?.(node)) return '';
   let inner = '';
   for (let c = node.firstChild; c; c = c.nextSibling) inner += domHtml(c, d);
-  if (d.unwrap(node)) return inner;
+  if (unwrap(node)) return inner;
   const tag = node.localName.toLowerCase();
   let s = `<${tag}`;
-  const names = Array.from(node.attributes).map((a) => a.name).filter((n) => !d.internalAttr(n));
-  for (const name of names) s += ` ${name}="${escapeAttr(node.getAttribute(name) ?? '')}"`;
+  for (const a of Array.from(node.attributes)) if (!d.internalAttr(a.name)) s += ` ${a.name}="${escapeAttr(a.value)}"`;
   s += '>';
-  if (tag === 'br' || tag === 'img' || tag === 'hr' || tag === 'col') return s;
+  if (tag === 'br' || tag === 'img') return s;
   return `${s}${inner}</${tag}>`;
 }
 
-export function canonicalHtml(blocks: readonly MElement[], d: Dialect): string {
-  return vnodeHtml(renderNodes(blocks, d));
+/**
+ * Turns `region` (live top-level nodes of `parent`) into `fresh` (rendered): same-tag pairs are morphed, the rest
+ * replaced; new nodes past the region go before `at`. Returns the nodes now in the region's place.
+ */
+export function patchNodes(parent: Node, region: readonly Node[], fresh: readonly Node[], at: Node | null, d: EditorDialect): Node[] {
+  const out: Node[] = [];
+  let k = 0;
+  for (; k < fresh.length; k++) {
+    const f = fresh[k]!;
+    const t = region[k];
+    if (t && isElement(t) && isElement(f) && t.localName === f.localName) {
+      morph(t, f, d);
+      out.push(t);
+    } else {
+      parent.insertBefore(f, t ?? (at && at.parentNode === parent ? at : null));
+      if (t) parent.removeChild(t);
+      out.push(f);
+    }
+  }
+  for (; k < region.length; k++) region[k]!.parentNode?.removeChild(region[k]!);
+  return out;
 }
+
+/** Elements whose children are blocks: whitespace text between those is source formatting. */
+const BLOCK_HOLDERS = new Set(['ul', 'ol', 'blockquote', 'table', 'tbody', 'thead', 'tfoot', 'tr']);
 
 function isBlankText(node: Node): boolean {
   return isText(node) && /^[ \t\n\r]*$/.test(node.data);
@@ -122,17 +126,17 @@ export function morph(target: Element, source: Element, d: EditorDialect): void 
     }
   }
   let t: Node | null = target.firstChild;
-  const skip = (n: Node | null): Node | null => {
-    while (n && isElement(n) && d.skip(n)) n = n.nextSibling;
+  const skipped = (n: Node | null): Node | null => {
+    while (n && isElement(n) && skip(n)) n = n.nextSibling;
     return n;
   };
   for (const s of Array.from(source.childNodes)) {
-    t = skip(t);
+    t = skipped(t);
     // Whitespace between block tags is formatting the model does not keep.
-    while (t && isElement(s) && isBlankText(t) && !(isElement(target) && contentOf(target.localName.toLowerCase()) === 'inline')) {
+    while (t && isElement(s) && isBlankText(t) && BLOCK_HOLDERS.has(target.localName.toLowerCase())) {
       const next: Node | null = t.nextSibling;
       t.parentNode?.removeChild(t);
-      t = skip(next);
+      t = skipped(next);
     }
     if (t && compatible(t, s, d)) {
       if (isText(t)) setText(t, (s as Text).data);
@@ -144,7 +148,7 @@ export function morph(target: Element, source: Element, d: EditorDialect): void 
   }
   while (t) {
     const next: Node | null = t.nextSibling;
-    if (!(isElement(t) && d.skip(t))) target.removeChild(t);
+    if (!(isElement(t) && skip(t))) target.removeChild(t);
     t = next;
   }
 }
@@ -169,6 +173,6 @@ function compatible(t: Node, s: Node, d: EditorDialect): boolean {
   // Editor scaffolding (a caret container) is replaced rather than patched into content. So is the editor's
   // placeholder where content of the same tag is wanted (TinyMCE's `<br data-mce-bogus>` for a real `<br>`): the
   // marker is an internal attribute, which patching leaves alone, and the editor's serialisation drops the element.
-  if (!isElement(t) || !isElement(s) || t.localName !== s.localName || d.unwrap(t)) return false;
+  if (!isElement(t) || !isElement(s) || t.localName !== s.localName || unwrap(t)) return false;
   return !d.transient?.(t) || !!d.transient(s);
 }

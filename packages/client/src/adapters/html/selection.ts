@@ -1,124 +1,58 @@
 /**
- * Mapping between DOM points (node, offset) and model points (path of an `MText` inside a block, offset in it),
- * using the DOM provenance the reader records. The binding turns model points into Yjs relative positions, which
- * survive concurrent edits, so a local selection is kept through remote patches.
+ * The local selection as text indices (through the line index) and back, and the diff bounds it gives a local edit.
  */
-import type { MNode, MText } from './model.js';
-import { isText } from './dom.js';
+import { EDITOR_DIALECT, type EditBounds, type Line } from 'wave-richtext';
+import { topOf } from './dom.js';
+import { LineIndex } from './index-map.js';
+import { unitsOf } from './points.js';
 
-export interface TextAt {
-  text: MText;
-  path: number[];
+export interface Indices {
+  a: number;
+  b: number;
 }
 
-/** Every `MText` in `nodes`, in document order, with its child-index path. */
-export function textsOf(nodes: readonly MNode[], prefix: number[] = [], out: TextAt[] = []): TextAt[] {
-  nodes.forEach((node, i) => {
-    if (node.kind === 'text') out.push({ text: node, path: [...prefix, i] });
-    else textsOf(node.children, [...prefix, i], out);
-  });
-  return out;
+/** The DOM selection as text indices, when it is in `root` and touches `region` (or lies between its blocks). */
+export function selectionIn(root: HTMLElement, index: LineIndex, region: readonly Node[]): Indices | null {
+  const sel = root.ownerDocument.getSelection();
+  if (!sel?.anchorNode || !sel.focusNode || !root.contains(sel.anchorNode) || !root.contains(sel.focusNode)) return null;
+  const tops = [topOf(root, sel.anchorNode), topOf(root, sel.focusNode)];
+  if (!tops.some((t) => t === null || region.includes(t)) && sel.anchorNode !== root && sel.focusNode !== root) return null;
+  const a = index.indexOf(sel.anchorNode, sel.anchorOffset);
+  const b = index.indexOf(sel.focusNode, sel.focusOffset);
+  return a === null || b === null ? null : { a, b };
 }
 
-export function textAtPath(nodes: readonly MNode[], path: readonly number[]): MText | null {
-  let list = nodes;
-  let node: MNode | undefined;
-  for (const i of path) {
-    node = list[i];
-    if (!node) return null;
-    if (node.kind === 'el') list = node.children;
-  }
-  return node?.kind === 'text' ? node : null;
-}
-
-/** True when the DOM point (container, offset) is at or before the start of `node`. */
-function atOrBefore(container: Node, offset: number, node: Node): boolean {
-  const doc = container.ownerDocument ?? (container as Document);
-  const range = doc.createRange();
+/** Puts the DOM selection at text indices `sel`. */
+export function restoreSelection(root: HTMLElement, index: LineIndex | null, sel: Indices): void {
+  const a = index?.pointOf(sel.a);
+  const b = sel.b === sel.a ? a : index?.pointOf(sel.b);
+  if (!a || !b) return;
   try {
-    range.setStart(container, offset);
-    range.collapse(true);
-    return range.comparePoint(node, 0) >= 0;
+    root.ownerDocument.getSelection()?.setBaseAndExtent(a.node, a.offset, b.node, b.offset);
   } catch {
-    return false;
-  } finally {
-    range.detach();
+    /* a point the browser refuses: the selection stays where the patch left it */
   }
 }
 
-function keptBefore(map: number[] | null, domOffset: number, length: number): number {
-  if (!map) return Math.max(0, Math.min(domOffset, length));
-  let n = 0;
-  while (n < map.length && map[n]! < domOffset) n++;
-  return n;
+/** Diff bounds from the selection an input replaced (`from`..`to`, text indices), when it lies in lines `first`..`last`. */
+export function inputBounds(lines: readonly Line[], first: number, last: number, sel: { from: number; to: number }): EditBounds {
+  const start = unitsOf(lines.slice(0, first));
+  const end = start + unitsOf(lines.slice(first, last));
+  if (sel.from < start || sel.to > end) return {};
+  return { maxPrefix: sel.from - start, maxSuffix: end - sel.to };
 }
 
-/** The model point of a DOM point inside `blocks` (read with provenance); null when `blocks` hold no text. */
-export function pointToModel(blocks: readonly MNode[], container: Node, offset: number): { path: number[]; offset: number } | null {
-  const all = textsOf(blocks);
-  if (all.length === 0) return null;
-  if (isText(container)) {
-    for (const t of all) {
-      for (const s of t.text.src ?? []) {
-        if (s.node === container) return { path: t.path, offset: s.start + keptBefore(s.map, offset, s.length) };
-      }
-    }
-  }
-  // The nearest element that directly holds text decides which text run the point is in.
-  let el: Node | null = isText(container) ? container.parentNode : container;
-  while (el) {
-    const owned = all.filter((t) => t.text.owner === el);
-    if (owned.length > 0) return pickIn(owned, container, offset);
-    el = el.parentNode;
-  }
-  return pickIn(all, container, offset);
-}
-
-function pickIn(texts: readonly TextAt[], container: Node, offset: number): { path: number[]; offset: number } {
-  for (const t of texts) {
-    for (const s of t.text.src ?? []) {
-      if (atOrBefore(container, offset, s.node as Node)) return { path: t.path, offset: s.start };
-    }
-  }
-  const last = texts[texts.length - 1]!;
-  return { path: last.path, offset: length(last.text) };
-}
-
-function length(text: MText): number {
-  let n = 0;
-  for (const op of text.ops) n += typeof op.insert === 'string' ? op.insert.length : 1;
-  return n;
-}
-
-/** The DOM point of a model point inside `blocks` (read with provenance from the live DOM). */
-export function modelToPoint(blocks: readonly MNode[], path: readonly number[], offset: number): { node: Node; offset: number } | null {
-  const text = textAtPath(blocks, path);
-  if (!text) return null;
-  const sources = text.src ?? [];
-  for (const s of sources) {
-    const node = s.node as Node;
-    if (isText(node)) {
-      if (offset >= s.start && offset <= s.start + s.length) {
-        const k = offset - s.start;
-        const dom = s.map ? (k < s.map.length ? s.map[k]! : (s.map[s.map.length - 1] ?? -1) + 1) : k;
-        return { node, offset: Math.min(dom, node.data.length) };
-      }
-    } else if (offset === s.start && node.parentNode) {
-      return { node: node.parentNode, offset: indexOf(node) };
-    }
-  }
-  const last = sources[sources.length - 1];
-  if (last && offset >= last.start + last.length) {
-    const node = last.node as Node;
-    if (isText(node)) return { node, offset: node.data.length };
-    if (node.parentNode) return { node: node.parentNode, offset: indexOf(node) + 1 };
-  }
-  const owner = text.owner as Node | undefined;
-  return owner ? { node: owner, offset: 0 } : null;
-}
-
-function indexOf(node: Node): number {
-  let i = 0;
-  for (let c = node.previousSibling; c; c = c.previousSibling) i++;
-  return i;
+/**
+ * Diff bounds for a change no `beforeinput` announced (an editor command inserting content): it grew lines
+ * `first`.. by `grown` units to `size` units and left the caret, collapsed, at the end of what it inserted. Without
+ * bounds the diff could pair inserted text with equal text next to it, and a peer's concurrent delete of that text
+ * would take the new. `nodes`, `counts`, `lines`: the index as the DOM is now.
+ */
+export function insertionBounds(root: HTMLElement, nodes: Node[], counts: number[], lines: Line[], first: number, grown: number, size: number): EditBounds {
+  const sel = root.ownerDocument.getSelection();
+  if (grown <= 0 || !sel?.anchorNode || !sel.isCollapsed) return {};
+  const caret = new LineIndex(root, nodes, counts, lines, EDITOR_DIALECT).indexOf(sel.anchorNode, sel.anchorOffset);
+  const start = unitsOf(lines.slice(0, first));
+  if (caret === null || caret - grown < start || caret > start + size) return {};
+  return { maxPrefix: caret - grown - start, maxSuffix: start + size - caret };
 }
