@@ -38,6 +38,7 @@ interface QuillApi {
   getContents(): { ops: DeltaOp[] };
   setSelection(index: number, length: number, source?: string): void;
   formatText(index: number, length: number, name: string, value: unknown, source?: string): void;
+  formatLine(index: number, length: number, name: string, value: unknown, source?: string): void;
   insertEmbed(index: number, type: string, value: unknown, source?: string): void;
   root: HTMLElement;
 }
@@ -353,9 +354,9 @@ for (const rich of [froala, tinymce] as RichTextDriver[]) {
         const doc = freshDocId(`any-quill-${rich.name}`);
         const ann = await scene.open('Ann', quill, { doc, text: 'Title\nsome words here\nitem' });
         await ann.page.evaluate(() => {
-          (window.quill as unknown as QuillApi).formatText(0, 5, 'header', 1, 'user');
+          (window.quill as unknown as QuillApi).formatLine(0, 1, 'header', 1, 'user');
           (window.quill as unknown as QuillApi).formatText(11, 5, 'bold', true, 'user');
-          (window.quill as unknown as QuillApi).formatText(22, 4, 'list', 'bullet', 'user');
+          (window.quill as unknown as QuillApi).formatLine(22, 1, 'list', 'bullet', 'user');
         });
         const bob = await scene.open('Bob', rich, { doc });
         await until(`${rich.name} to show Quill's heading, bold word and list`, () => rich.html(bob.page), (html) =>
