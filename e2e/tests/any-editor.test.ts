@@ -261,7 +261,7 @@ const HTML_EDITORS_DOC: DeltaOp[] = [
   { insert: 'second para' }, { insert: '\n', attributes: { list: 'bullet', 'list-cont': true } },
   { insert: 'deep quote' }, { insert: '\n', attributes: { blockquote: true, 'quote-depth': 2 } },
   { insert: 'moved aside' }, { insert: '\n', attributes: { 'margin-left': '40px' } },
-  { insert: 'head' }, { insert: '\n', attributes: { table: 'r1', th: true, colspan: '2', 'table-style': 'width: 100%' } },
+  { insert: 'head' }, { insert: '\n', attributes: { table: 'r1', th: true, colspan: 2, 'table-style': 'width: 100%' } },
   { insert: 'left' }, { insert: '\n', attributes: { table: 'r2', 'cell-style': 'width: 30%' } },
   { insert: 'right' }, { insert: '\n', attributes: { table: 'r2', cell: 'c9' } },
   { insert: 'more right' }, { insert: '\n', attributes: { table: 'r2', cell: 'c9' } },
@@ -309,7 +309,7 @@ const VOCABULARY: DeltaOp[] = [
   { insert: 'quoted' }, { insert: '\n', attributes: { blockquote: true } },
   { insert: 'let x = 1;' }, { insert: '\n', attributes: { 'code-block': true } },
   { insert: 'pic' }, { insert: { image: PNG } }, { insert: '\n', attributes: { 'margin-left': '40px' } },
-  { insert: 'th1' }, { insert: '\n', attributes: { table: 'r1', th: true, colspan: '2' } },
+  { insert: 'th1' }, { insert: '\n', attributes: { table: 'r1', th: true, colspan: 2 } },
   { insert: 'td1' }, { insert: '\n', attributes: { table: 'r2' } }, { insert: 'td2' }, { insert: '\n', attributes: { table: 'r2' } },
 ];
 
@@ -345,6 +345,33 @@ describe('what each editor shows of the shared vocabulary', () => {
     });
   });
 });
+
+for (const rich of [froala, tinymce] as RichTextDriver[]) {
+  describe(`what ${rich.name} shows of the shared vocabulary`, () => {
+    it(`${rich.name} shows every item, the ones Quill cannot show included`, { timeout: TIMEOUT_MS }, async () => {
+      await withScene(browser, server, `any-vocabulary-${rich.name}`, async (scene) => {
+        const doc = freshDocId(`any-vocabulary-${rich.name}`);
+        const writer = await openNodeWriter(server, doc, VOCABULARY);
+        try {
+          const bob = await scene.open('Bob', rich, { doc });
+          const html = await until(`${rich.name} to show the document`, () => rich.html(bob.page), (h) => h.includes('td2'));
+          const expected: Array<[string, RegExp]> = [
+            ['heading', /<h1[^>]*>Heading<\/h1>/], ['bold', /<(strong|b)>b<\/(strong|b)>/], ['italic', /<(em|i)>i<\/(em|i)>/],
+            ['underline', /<u>u<\/u>/], ['strike', /<(s|strike|del)>s<\/(s|strike|del)>/], ['link', /<a href="https:\/\/example\.com\/"[^>]*>site<\/a>/],
+            ['break', /site<\/a><br>after/], ['nested list', /<li>item\s*<ul>\s*<li>/], ['list item second paragraph', /<li>\s*<p>nested<\/p>\s*<p>more of nested<\/p>/],
+            ['blockquote', /<blockquote[^>]*>[\s\S]*quoted/], ['code block', /<pre[^>]*>[\s\S]*let x = 1;/], ['image', /<img[^>]*src="data:image\/png/],
+            ['paragraph style', /margin-left: ?40px/], ['table header cell with colspan', /<th[^>]*colspan="2"[^>]*>[\s\S]*th1/],
+            ['table cells', /<td[^>]*>[\s\S]*td1[\s\S]*<\/td>[\s\S]*<td[^>]*>[\s\S]*td2/],
+          ];
+          const missing = expected.filter(([, re]) => !re.test(html)).map(([name]) => name);
+          assert.deepEqual(missing, [], `${rich.name} shows each item; its HTML: ${html}`);
+        } finally {
+          await writer.stop();
+        }
+      });
+    });
+  });
+}
 
 /** Quill and a rich-text editor of the HTML binding on one document, each writing formatting the other must show. */
 for (const rich of [froala, tinymce] as RichTextDriver[]) {
