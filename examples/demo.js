@@ -22,6 +22,7 @@ const $ = (id) => document.getElementById(id);
 const demo = document.body.dataset.demo;
 if (demo === 'index') fillIndexLinks();
 else if (demo === 'froala' || demo === 'tinymce') runRichTextDemo(demo);
+else if (demo === 'any-editor') runAnyEditorDemo();
 else runEditorDemo(demo);
 
 /** The index page: every link opens its demo on one fresh document, with a random user name. */
@@ -109,8 +110,8 @@ function createCodeMirror(initialText) {
   return cm;
 }
 
-function createQuill(initialText) {
-  const quill = new Quill('#editor', {
+function createQuill(initialText, selector = '#editor') {
+  const quill = new Quill(selector, {
     theme: 'snow',
     placeholder: 'Start typing…',
     modules: { toolbar: [[{ header: [1, 2, false] }], ['bold', 'italic', 'underline'], [{ list: 'ordered' }, { list: 'bullet' }], ['link', 'clean']] },
@@ -193,10 +194,7 @@ function runRichTextDemo(kind) {
     coedit.on('users_update', renderUsers);
     coedit.on('error', showError);
   };
-  // The host's stored copy, loaded into the editor before the session starts.
-  // One paragraph per line of `text`.
-  const hostHtml = initialText == null ? null
-    : initialText.split('\n').map((line) => `<p>${line.replace(/&/g, '&amp;').replace(/</g, '&lt;') || '<br>'}</p>`).join('');
+  const hostHtml = htmlOf(initialText);
 
   // Froala: the session object first (its events are watched from the start), the editor next, `init` last.
   const coedit = kind === 'froala' && typeof window.Coedit === 'function' ? new Coedit() : null;
@@ -209,12 +207,12 @@ function runRichTextDemo(kind) {
   window.waveStarted.catch((err) => showError(err));
 }
 
-function startFroala(coedit, config, hostHtml) {
+function startFroala(coedit, config, hostHtml, selector = '#editor') {
   if (!coedit) {
     return Promise.reject({ code: 'script_missing', detail: 'wave.client.js did not load (is the Wave server running?)', fatal: true });
   }
   return new Promise((resolve, reject) => {
-    new FroalaEditor('#editor', {
+    new FroalaEditor(selector, {
       placeholderText: 'Start typing…',
       heightMin: 300,
       toolbarButtons: ['bold', 'italic', 'underline', 'strikeThrough', '|', 'paragraphFormat', 'formatUL', 'formatOL', 'quote', '|', 'insertLink', 'insertImage', 'insertTable', '|', 'undo', 'redo'],
@@ -229,12 +227,16 @@ function startFroala(coedit, config, hostHtml) {
   });
 }
 
-function startTinymce(config, hostHtml, watch) {
-  if (hostHtml !== null) $('editor').value = hostHtml;
+function startTinymce(config, hostHtml, watch, id = 'editor') {
+  if (hostHtml !== null) $(id).value = hostHtml;
   return new Promise((resolve, reject) => {
     tinymce.init({
-      selector: '#editor',
+      selector: `#${id}`,
       license_key: 'gpl',
+      // Where TinyMCE loads its theme, model, icons and plugins from. It guesses from the script tags, and guesses
+      // wrong on a page that loads other editors' scripts too (the any-editor page).
+      base_url: '/demo/vendor/tinymce',
+      suffix: '.min',
       menubar: false,
       height: 380,
       plugins: 'lists link table image',
@@ -251,4 +253,66 @@ function startTinymce(config, hostHtml, watch) {
       },
     }).catch(reject);
   });
+}
+
+/** The host's stored copy as HTML, loaded into a rich editor before the session starts: one paragraph per line of `text`. */
+function htmlOf(text) {
+  return text == null ? null
+    : text.split('\n').map((line) => `<p>${line.replace(/&/g, '&amp;').replace(/</g, '&lt;') || '<br>'}</p>`).join('');
+}
+
+// ---- One document, any editor: Quill, Froala and TinyMCE side by side, one session each ----
+
+/**
+ * Each editor is bound as its integration guide says (API.md "Usage per editor"), all on the same `docId`, each with
+ * its own session object: Quill with `init(config)`, Froala with `init(config)` in its `initialized` handler, TinyMCE
+ * through the `wave` plugin (which uses the page's `window.Coedit`). Whichever session starts first seeds the
+ * document from the host's copy (`text`), the others take it. For tests the page exposes `window.quill`,
+ * `window.froala`, `window.tiny`, `window.coedits` ({ quill, froala, tinymce }), `window.coedit` and `window.waveLog`
+ * (Quill's session) and `window.waveStarted` (all three started).
+ */
+function runAnyEditorDemo() {
+  const { params, docId, userName, initialText, waveLog } = setUpPage();
+  const textPage = new URL('text.html', location.href);
+  textPage.searchParams.set('doc', docId);
+  $('open-text').href = textPage.href;
+  if (typeof window.Coedit !== 'function') {
+    showError({ code: 'script_missing', detail: 'wave.client.js did not load (is the Wave server running?)', fatal: true });
+    window.waveStarted = Promise.reject(new Error('Coedit is not defined'));
+    window.waveStarted.catch(() => {});
+    return;
+  }
+  const coedits = {};
+  window.coedits = coedits;
+  const watch = (kind) => (coedit) => {
+    coedits[kind] = coedit;
+    coedit.on('status', ({ state, saved, pending }) => {
+      const status = document.querySelector(`.status[data-for="${kind}"]`);
+      status.textContent = `${state} · ${saved ? 'saved' : `${pending} unsaved`}`;
+      status.dataset.saved = String(saved);
+    });
+    coedit.on('error', showError);
+    if (kind !== 'quill') return;
+    window.coedit = coedit;
+    for (const name of EVENTS) coedit.on(name, (payload) => waveLog[name].push(payload));
+    coedit.on('status', renderStatus);
+    coedit.on('users_update', renderUsers);
+  };
+  const quill = createQuill(initialText, '#quill');
+  const quillSession = new Coedit();
+  watch('quill')(quillSession);
+  const froalaSession = new Coedit();
+  watch('froala')(froalaSession);
+  const hostHtml = htmlOf(initialText);
+  window.waveStarted = loadConfig().then(({ apiKey, serverUrl, token }) => {
+    const config = (editorName) => ({
+      docId, apiKey, serverUrl, user: userFrom(params, `${userName} (${editorName})`), ...presenceOptions(params), ...(token ? { token } : {}),
+    });
+    return Promise.all([
+      quillSession.init({ ...config('Quill'), app: 'editorC', editor: quill }),
+      startFroala(froalaSession, config('Froala'), hostHtml, '#froala'),
+      startTinymce(config('TinyMCE'), hostHtml, watch('tinymce'), 'tinymce'),
+    ]);
+  });
+  window.waveStarted.catch((err) => showError(err));
 }

@@ -10,6 +10,8 @@ import { serverAndBrowser } from '../lib/suite.ts';
 import '../lib/page-globals.ts';
 
 const TIMEOUT_MS = 60_000;
+/** Quill, Froala and TinyMCE side by side on one document (README "One document, any editor"). */
+const ANY_EDITOR_PAGE = 'any-editor.html';
 
 let server: WaveServer;
 let browser: Browser;
@@ -29,13 +31,14 @@ describe('demo pages', () => {
       page.on('pageerror', (e) => errors.push(e.message));
       await page.goto(`${server.url}/demo/index.html`);
       const hrefs = await page.locator('a[data-page]').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
-      assert.equal(hrefs.length, DRIVERS.length, 'one link per demo');
+      const pages = [...DRIVERS.map((d) => d.pagePath), ANY_EDITOR_PAGE];
+      assert.equal(hrefs.length, pages.length, 'one link per demo');
       const docs = new Set<string>();
-      for (const driver of DRIVERS) {
-        const href = hrefs.find((h) => new URL(h).pathname === `/demo/${driver.pagePath}`);
-        assert.ok(href, `a link to ${driver.pagePath}`);
+      for (const pagePath of pages) {
+        const href = hrefs.find((h) => new URL(h).pathname === `/demo/${pagePath}`);
+        assert.ok(href, `a link to ${pagePath}`);
         const query = new URL(href).searchParams;
-        assert.ok(query.get('user'), `${driver.pagePath} link has a user name`);
+        assert.ok(query.get('user'), `${pagePath} link has a user name`);
         docs.add(query.get('doc') ?? '');
       }
       assert.equal(docs.size, 1, 'all demos open the same document');
@@ -51,6 +54,33 @@ describe('demo pages', () => {
       assert.equal(share.searchParams.get('doc'), [...docs][0], 'the share link names the document');
       assert.equal(share.searchParams.get('user'), null, 'the share link leaves the name to the second window');
       await page.waitForFunction(() => /online · saved/.test(document.getElementById('status')!.textContent ?? ''));
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('the any-editor page starts Quill, Froala and TinyMCE on one document with no page error, and links it in the textarea', { timeout: TIMEOUT_MS }, async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      page.on('pageerror', (e) => errors.push(e.message));
+      const doc = freshDocId('any-editor-page');
+      await page.goto(`${server.url}/demo/${ANY_EDITOR_PAGE}?${new URLSearchParams({ doc, user: 'Ada', text: 'Hello' })}`);
+      assert.deepEqual(await startResult(page), { ok: true });
+      const sessions = await page.evaluate(() => {
+        const all = (window as unknown as { coedits: Record<string, { getState(): string }> }).coedits;
+        return Object.fromEntries(Object.entries(all).map(([kind, coedit]) => [kind, coedit.getState()]));
+      });
+      assert.deepEqual(sessions, { quill: 'online', froala: 'online', tinymce: 'online' });
+      await page.waitForFunction(() => window.coedit!.getUsers().length === 3);
+      const names = await page.evaluate(() => window.coedit!.getUsers().map((u) => u.user.name).sort());
+      assert.deepEqual(names, ['Ada (Froala)', 'Ada (Quill)', 'Ada (TinyMCE)'], 'one user per editor, all on the document');
+      const textPage = new URL((await page.locator('#open-text').getAttribute('href'))!, page.url());
+      assert.equal(textPage.pathname, '/demo/text.html');
+      assert.equal(textPage.searchParams.get('doc'), doc);
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

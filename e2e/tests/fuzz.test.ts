@@ -175,7 +175,7 @@ const RECORDER = String.raw`(kind) => {
         const b = cm.indexFromPos(change.to);
         if (b <= a) return;
         // Remote edits and undo arrive with the binding's origin: seen, for failure messages only.
-        if (change.origin === 'y-codemirror' || change.origin === 'setValue') seen.push({ tokens: touched(cm.getValue(), a, b), at: Date.now(), why: change.origin });
+        if (change.origin === 'wave' || change.origin === 'setValue') seen.push({ tokens: touched(cm.getValue(), a, b), at: Date.now(), why: change.origin });
         else record(touched(cm.getValue(), a, b), change.origin);
       });
     } else {

@@ -10,24 +10,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, 'dist', 'cdn');
 await mkdir(out, { recursive: true });
 
-/**
- * y-codemirror imports the `codemirror` package (for `CodeMirror.Pos`, when it draws remote selections). A page that
- * uses the CDN bundle has loaded CodeMirror 5 itself: use that copy (`window.CodeMirror`), never bundle a second one.
- */
-const codemirrorFromPage = {
-  name: 'codemirror-from-page',
-  setup(b) {
-    b.onResolve({ filter: /^codemirror$/ }, () => ({ path: 'codemirror', namespace: 'wave-page-global' }));
-    b.onLoad({ filter: /.*/, namespace: 'wave-page-global' }, () => ({
-      contents: 'export default { get Pos() { return window.CodeMirror.Pos; } };',
-      loader: 'js',
-    }));
-  },
-};
-
 await build({
   entryPoints: [join(here, 'src', 'cdn.ts')],
-  plugins: [codemirrorFromPage],
   outfile: join(out, 'wave.client.js'),
   bundle: true,
   format: 'iife',

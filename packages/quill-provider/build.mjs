@@ -6,8 +6,7 @@
 //   - external: `yjs` and `quill` (peer dependencies: the app has them, and Yjs must exist exactly once on a page),
 //     `lib0` and `y-protocols` (dependencies that apps using Yjs already have, shared with yjs instead of copied).
 //   - bundled: Wave's own client code (only `CoeditBase`, the session core and the Quill adapter: the import graph
-//     of src/index.ts, tree-shaken), the wire protocol, valibot (tree-shaken to the validators used) and y-quill
-//     (tiny; as a dependency it would drag in its peer `quill-cursors`).
+//     of src/index.ts, tree-shaken), the wire protocol and valibot (tree-shaken to the validators used).
 // Prints the size of the minified + gzipped bundle, the number an app pays for the provider on top of Yjs and Quill.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';

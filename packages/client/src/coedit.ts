@@ -280,13 +280,16 @@ export class CoeditBase {
     }
   }
 
-  /** `hooks.fetchDocOnNetworkReconnect()` as plain text (a string, or a Delta's text inserts); null when unusable. */
+  /**
+   * `hooks.fetchDocOnNetworkReconnect()` as plain text (a string, or a Delta's text inserts with a line-break embed as
+   * "\n" — Quill's `wave-break` is the shared text's `break` — as the plain view shows it); null when unusable.
+   */
   private async fetchHostCopy(): Promise<string | null> {
     const result = await this.config?.hooks.fetchDocOnNetworkReconnect?.();
     const content: unknown = result?.content;
     if (typeof content === 'string') return content;
     const ops = (content as { ops?: unknown } | null)?.ops;
-    if (Array.isArray(ops)) return ops.map((op: { insert?: unknown }) => (typeof op.insert === 'string' ? op.insert : '')).join('');
+    if (Array.isArray(ops)) return ops.map((op: { insert?: unknown }) => (typeof op.insert === 'string' ? op.insert : isLineBreak(op.insert) ? '\n' : '')).join('');
     return null;
   }
 
@@ -306,3 +309,8 @@ export class CoeditBase {
   }
 }
 
+/** A Delta embed that is a line break inside a block: `{ break: true }` in the shared text, `{ 'wave-break': true }` in Quill. */
+function isLineBreak(embed: unknown): boolean {
+  const e = embed as Record<string, unknown> | null;
+  return typeof e === 'object' && e !== null && (e.break === true || e['wave-break'] === true);
+}

@@ -1,6 +1,5 @@
-// The CodeMirror 5 adapter outside a browser: wave-client's entry imports in Node (y-codemirror, which loads the
-// `codemirror` package and touches `navigator` and `document`, is loaded only when a CodeMirror session is created),
-// and an editor that is not a CodeMirror 5 instance is a config mistake naming `editor`.
+// The CodeMirror 5 adapter outside a browser: wave-client's entry imports in Node (the adapter drives the page's
+// editor instance and never imports the `codemirror` package, which touches `navigator` and `document`), and an editor that is not a CodeMirror 5 instance is a config mistake naming `editor`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Coedit, CoeditError } from '../src/index.js';

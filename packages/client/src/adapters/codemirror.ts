@@ -1,27 +1,31 @@
 /**
- * `app: 'editorB'` (alias `codemirror`) — CodeMirror 5, through y-codemirror's `CodemirrorBinding` (the CodeMirror
- * document ↔ `Y.Text`, line breaks as "\n"). The binding is the transaction origin of the edits it writes.
+ * `app: 'editorB'` (alias `codemirror`) — CodeMirror 5 bound to the shared `Y.Text`, which may be a rich document:
+ * CodeMirror shows its plain view (plain-view.ts: one line per line, a break as a line break, an image as nothing),
+ * and every index goes through that view's mapping. The adapter is the transaction origin of the edits it writes.
  *
- * Undo: the binding is given the session's undo manager (`yUndoManager`): it tracks its own writes there, maps
- * Ctrl/Cmd+Z, Ctrl/Cmd+Shift+Z and Ctrl/Cmd+Y to it and restores the selection each step had. CodeMirror's own
- * history records remote edits too, so `cm.undo()`/`cm.redo()` (the "undo" command, the context menu, a host's
- * toolbar) are sent to the same manager while bound.
+ * Local changes: CodeMirror's `changes` event lists an operation's changes in order, each with positions in the
+ * document as it was just before it; each is written as one splice at its mapped place (an operation with several
+ * changes, like Enter with auto-indent or a multi-cursor edit, is never turned into one diff of the text between them,
+ * which would delete and re-insert a collaborator's concurrent edit there). Remote changes: the Yjs delta is mapped to
+ * a plain change and applied with `replaceRange`, inside one operation; a collapsed local caret stays before text a
+ * remote user inserts at it.
  *
- * Local changes: y-codemirror 3.0.1 writes an operation with several changes (Enter with auto-indent, a multi-cursor
- * edit) as one diff of the whole text, which deletes and re-inserts the text between the changes: a peer's
- * concurrent edit there is lost, or the text doubles when two users do it at once (e2e/tests/fuzz.test.ts).
- * The adapter replaces that listener with one that replays each change at its own position.
+ * Undo: the session's undo manager tracks this adapter's writes only. Ctrl/Cmd+Z, Ctrl/Cmd+Shift+Z and Ctrl/Cmd+Y go
+ * to it, and so do `cm.undo()`/`cm.redo()` (the "undo" command, the context menu, a host's toolbar): CodeMirror's own
+ * history records remote edits too. After an undo or redo the caret goes to the change, as after CodeMirror's own.
  *
- * y-codemirror imports the `codemirror` package at its top level, which touches `navigator` and `document` when it
- * loads: it is loaded on demand (`ready`, awaited by `start()`), so that importing wave-client outside a browser
- * (Node tests, server-side rendering) works. The CDN bundle resolves `codemirror` to the page's `window.CodeMirror`.
+ * y-codemirror is not used: it indexes the `Y.Text` as plain text (its positions drift past an embed, and it would
+ * insert an embed's object into CodeMirror).
  */
 import type * as Y from 'yjs';
-import { CoeditError, invalidConfig } from '../core/errors.js';
+import { invalidConfig } from '../core/errors.js';
 import type { LocalUndo } from '../core/undo.js';
 import { TEXT_TYPE } from 'wave-protocol';
 import type { AdapterFactory, EditorAdapter } from './types.js';
 import { replaceText } from './replace.js';
+import { caretAfterHistory } from './history-keys.js';
+import { mapIndex } from './text-diff.js';
+import { PlainView, writeSplice, type PlainOp, type YDeltaOp } from '../core/plain-view.js';
 import { codemirrorPresence, type CodeMirrorForPresence } from '../presence/host-codemirror.js';
 import type { PresenceHost } from '../presence/types.js';
 
@@ -39,9 +43,17 @@ interface CmChange {
   origin?: string;
 }
 
-/** The part of CodeMirror 5's editor API used here and by y-codemirror (codemirror 5.65). */
+/** The part of CodeMirror 5's editor API used here (codemirror 5.65). */
 interface CodeMirrorLike {
   getValue(): string;
+  setValue(value: string): void;
+  replaceRange(text: string, from: Pos, to?: Pos, origin?: string): void;
+  posFromIndex(index: number): Pos;
+  indexFromPos(pos: Pos): number;
+  getCursor(which: 'anchor' | 'head'): Pos;
+  setSelection(anchor: Pos, head: Pos, options?: { scroll?: boolean }): void;
+  operation<T>(fn: () => T): T;
+  addKeyMap(map: object): void;
   setOption(name: string, value: unknown): void;
   getDoc(): unknown;
   on(name: string, fn: (...args: never[]) => void): void;
@@ -55,7 +67,6 @@ interface CodeMirrorLike {
   endOperation(): void;
   /** The operation in progress (a key handler or command runs inside one), null otherwise. */
   curOp: unknown;
-  state: { keyMaps: object[] };
 }
 
 function isCodeMirror(editor: unknown): editor is CodeMirrorLike {
@@ -65,28 +76,6 @@ function isCodeMirror(editor: unknown): editor is CodeMirrorLike {
     typeof cm.getValue === 'function' && typeof cm.getDoc === 'function' &&
     typeof cm.on === 'function' && typeof cm.getWrapperElement === 'function'
   );
-}
-
-type YCodemirror = typeof import('y-codemirror');
-/** The binding, with the internals of y-codemirror 3.0.1 (pinned) that the `changes` listener replacement uses. */
-type Binding = InstanceType<YCodemirror['CodemirrorBinding']> & {
-  _targetObserver: (...args: never[]) => void;
-  _mux: (f: () => void) => void;
-  yUndoManager: Y.UndoManager | null;
-};
-
-let loading: Promise<YCodemirror> | undefined;
-let loaded: YCodemirror | undefined;
-
-function loadBinding(): Promise<YCodemirror> {
-  loading ??= import('y-codemirror').then(
-    (module) => (loaded = module),
-    (err: unknown) => {
-      loading = undefined; // a later session may try again (a chunk that failed to download)
-      throw new CoeditError('server_error', `the CodeMirror binding (y-codemirror) could not be loaded: ${(err as Error)?.message ?? err}`, true);
-    },
-  );
-  return loading;
 }
 
 export const createCodemirrorAdapter: AdapterFactory = (editor) => {
@@ -99,11 +88,14 @@ export const createCodemirrorAdapter: AdapterFactory = (editor) => {
 class CodemirrorAdapter implements EditorAdapter {
   readonly kind = 'editorB' as const;
   readonly textName = TEXT_TYPE;
-  private loading: Promise<void> | null = null;
-  private binding: Binding | null = null;
   private ytext: Y.Text | null = null;
-  /** Keymaps the binding added (its undo keys); y-codemirror's destroy() leaves them behind. */
-  private keyMaps: object[] = [];
+  /** The plain view of `ytext`; CodeMirror's document equals `view.text` whenever no change is being applied. */
+  private view = new PlainView();
+  private undo: LocalUndo | null = null;
+  private untrack: (() => void) | null = null;
+  /** True while this adapter changes CodeMirror's document itself: its `changes` are not local edits. */
+  private applying = false;
+  private keyMap: object | null = null;
   private reroutedHistory = false;
 
   constructor(private readonly cm: CodeMirrorLike) {}
@@ -112,24 +104,15 @@ class CodemirrorAdapter implements EditorAdapter {
     this.cm.setOption('readOnly', readOnly);
   }
 
-  /** Loads y-codemirror when the session starts (`start()` awaits this), not when the session object is created. */
-  get ready(): Promise<void> {
-    this.loading ??= loadBinding().then(
-      () => undefined,
-      (err: unknown) => {
-        this.loading = null; // a later start() tries again
-        throw err;
-      },
-    );
-    return this.loading;
-  }
-
   get container(): HTMLElement {
     return this.cm.getWrapperElement();
   }
 
   createPresence(): PresenceHost {
-    return codemirrorPresence(this.cm as unknown as CodeMirrorForPresence);
+    return codemirrorPresence(this.cm as unknown as CodeMirrorForPresence, {
+      toY: (index) => this.view.toY(index, 'after-shown'),
+      toEditor: (y) => this.view.toPlain(y),
+    });
   }
 
   seed(doc: Y.Doc): void {
@@ -142,34 +125,41 @@ class CodemirrorAdapter implements EditorAdapter {
 
   bind(doc: Y.Doc, _awareness?: unknown, undo?: LocalUndo): void {
     this.unbind();
-    if (!loaded) throw new Error('wave: CodemirrorAdapter.bind() before `ready` resolved'); // start() awaits ready
     const cm = this.cm;
-    const before = new Set(cm.state.keyMaps);
-    // No awareness yet: remote carets need y-codemirror's caret CSS (presence is drawn by Wave's own UI later).
     const ytext = doc.getText(TEXT_TYPE);
-    const binding = new loaded.CodemirrorBinding(ytext, cm as never, null, undo ? { yUndoManager: undo.manager } : {}) as Binding;
-    this.binding = binding;
     this.ytext = ytext;
-    this.keyMaps = cm.state.keyMaps.filter((map) => !before.has(map));
-    cm.off('changes', binding._targetObserver);
+    this.view = PlainView.of(ytext);
+    if (cm.getValue() !== this.view.text) this.withoutEcho(() => cm.setValue(this.view.text));
+    ytext.observe(this.onRemote);
     cm.on('changes', this.onChanges);
     if (undo) {
-      cm.undo = () => this.outsideOperation(() => undo.undo());
-      cm.redo = () => this.outsideOperation(() => undo.redo());
+      this.undo = undo;
+      this.untrack = undo.track(this);
+      const run = (action: 'undo' | 'redo') => (): void => this.outsideOperation(() => (action === 'undo' ? undo.undo() : undo.redo()));
+      this.keyMap = {
+        'Ctrl-Z': run('undo'), 'Shift-Ctrl-Z': run('redo'), 'Ctrl-Y': run('redo'),
+        'Cmd-Z': run('undo'), 'Shift-Cmd-Z': run('redo'), 'Cmd-Y': run('redo'),
+      };
+      cm.addKeyMap(this.keyMap);
+      cm.undo = run('undo');
+      cm.redo = run('redo');
       this.reroutedHistory = true;
     }
-    // What CodeMirror recorded so far (the host's content, the binding's setValue) is not this user's to undo.
+    // What CodeMirror recorded so far (the host's content, the value set above) is not this user's to undo.
     cm.clearHistory();
   }
 
   unbind(): void {
-    if (!this.binding) return;
+    const ytext = this.ytext;
+    if (!ytext) return;
+    ytext.unobserve(this.onRemote);
     this.cm.off('changes', this.onChanges);
-    this.binding.destroy();
-    this.binding = null;
     this.ytext = null;
-    for (const map of this.keyMaps) this.cm.removeKeyMap(map);
-    this.keyMaps = [];
+    this.untrack?.();
+    this.untrack = null;
+    this.undo = null;
+    if (this.keyMap) this.cm.removeKeyMap(this.keyMap);
+    this.keyMap = null;
     if (this.reroutedHistory) {
       // The prototype's undo/redo come back, on an empty history: it holds collaborators' edits from the session.
       delete (this.cm as Partial<CodeMirrorLike>).undo;
@@ -183,38 +173,80 @@ class CodemirrorAdapter implements EditorAdapter {
     this.unbind();
   }
 
-  /**
-   * Local changes → Y.Text, in place of y-codemirror's listener (see the header). The Y.Text holds the document as it
-   * was before this operation, so each change is replayed on a copy of that text at the position it had then.
-   * Changes the binding itself applies (remote edits, undo) arrive while its mutex is held and are skipped, as before.
-   */
+  /** Local changes → Y.Text: each change replayed at its mapped position, in order (see the header). */
   private readonly onChanges = (_cm: unknown, changes: CmChange[]): void => {
-    const binding = this.binding;
     const ytext = this.ytext;
-    if (!binding || !ytext) return;
-    binding._mux(() => {
-      ytext.doc!.transact(() => {
-        // A paste is its own undo step (y-codemirror does the same).
-        const paste = binding.yUndoManager !== null && changes.some((c) => c.origin === 'paste');
-        if (paste) binding.yUndoManager!.stopCapturing();
-        let text = ytext.toString();
-        for (const change of changes) {
-          const start = indexOf(text, change.from);
-          const end = indexOf(text, change.to);
-          const inserted = change.text.join('\n');
-          if (end > start) ytext.delete(start, end - start);
-          if (inserted.length > 0) ytext.insert(start, inserted);
-          text = text.slice(0, start) + inserted + text.slice(end);
-        }
-        if (paste) binding.yUndoManager!.stopCapturing();
-      }, binding);
-    });
+    if (!ytext || this.applying) return;
+    ytext.doc!.transact(() => {
+      // A paste is its own undo step.
+      const paste = this.undo !== null && changes.some((c) => c.origin === 'paste');
+      if (paste) this.undo!.stopCapturing();
+      for (const change of changes) {
+        const text = this.view.text;
+        const start = indexOf(text, change.from);
+        const end = indexOf(text, change.to);
+        writeSplice(ytext, this.view, start, end - start, change.text.join('\n'));
+      }
+      if (paste) this.undo!.stopCapturing();
+    }, this);
   };
 
+  /** Remote changes (and this user's undo/redo) → CodeMirror, through the plain view. */
+  private readonly onRemote = (event: Y.YTextEvent, tr: Y.Transaction): void => {
+    // Our own writes moved `view` as they were made (writeSplice).
+    if (tr.origin === this) return;
+    const ops = this.view.apply(event.delta as YDeltaOp[]);
+    if (ops.length > 0) this.applyPlain(ops);
+    if (this.undo?.isOwn(tr.origin)) {
+      const caret = caretAfterHistory(event.delta as YDeltaOp[]);
+      if (caret !== null) {
+        const pos = this.cm.posFromIndex(this.view.toPlain(caret));
+        this.cm.setSelection(pos, pos);
+      }
+    }
+  };
+
+  private applyPlain(ops: readonly PlainOp[]): void {
+    const cm = this.cm;
+    let anchor = cm.indexFromPos(cm.getCursor('anchor'));
+    let head = cm.indexFromPos(cm.getCursor('head'));
+    // A collapsed caret stays before a remote insert at it; a selection does not grow by one at either end.
+    const collapsed = anchor === head;
+    const forward = anchor <= head;
+    anchor = mapIndex(anchor, ops, !collapsed && forward);
+    head = mapIndex(head, ops, !collapsed && !forward);
+    this.withoutEcho(() => cm.operation(() => {
+      let index = 0;
+      for (const op of ops) {
+        if (op.retain !== undefined) index += op.retain;
+        else if (op.insert !== undefined) {
+          const at = cm.posFromIndex(index);
+          cm.replaceRange(op.insert, at, at, 'wave');
+          index += op.insert.length;
+        } else if (op.delete !== undefined) {
+          cm.replaceRange('', cm.posFromIndex(index), cm.posFromIndex(index + op.delete), 'wave');
+        }
+      }
+      cm.setSelection(cm.posFromIndex(anchor), cm.posFromIndex(head), { scroll: false });
+    }));
+  }
+
+  /** Runs `change` (which changes CodeMirror's document) without writing it back to the Y.Text. */
+  private withoutEcho(change: () => void): void {
+    // Inside an operation opened elsewhere, CodeMirror would report the change after `applying` is reset.
+    this.outsideOperation(() => {
+      this.applying = true;
+      try {
+        change();
+      } finally {
+        this.applying = false;
+      }
+    });
+  }
+
   /**
-   * Runs an undo/redo outside any CodeMirror operation. Inside one (a key handler, `execCommand`), CodeMirror
-   * reports the changes the binding applies only when the operation ends, after the binding's guard is released,
-   * and the binding would write them to Yjs a second time. y-codemirror's own undo keys end the operation the same way.
+   * Runs `run` outside any CodeMirror operation. Inside one (a key handler, `execCommand`), CodeMirror reports
+   * changes only when the operation ends: after the guard that keeps the adapter from writing them back.
    */
   private outsideOperation(run: () => void): void {
     const cm = this.cm;

@@ -1,6 +1,6 @@
 /**
- * `app: 'editorC'` — Quill 2, through y-quill's `QuillBinding` (Delta ↔ `Y.Text` with formatting attributes).
- * The binding is the transaction origin of the edits it writes.
+ * `app: 'editorC'` — Quill 2, through `QuillSync` (quill-sync.ts: Delta ↔ `Y.Text` with formatting attributes, the
+ * shared text's line-break embed translated). The binding is the transaction origin of the edits it writes.
  *
  * Undo: Quill's history module would undo remote edits too (its stack records every change). While bound, its
  * `change()` — where its keys, its `beforeinput` history requests and `quill.history.undo()/redo()` (toolbar
@@ -9,11 +9,11 @@
  * every editor: Quill binds Ctrl+Y only on Windows.
  */
 import type * as Y from 'yjs';
-import { QuillBinding } from 'y-quill';
 import { invalidConfig } from '../core/errors.js';
 import type { LocalUndo } from '../core/undo.js';
 import { caretAfterHistory, historyKey } from './history-keys.js';
 import { replaceDelta } from './replace.js';
+import { fromQuill, QuillSync, type QuillForSync, type QuillOp } from './quill-sync.js';
 import { TEXT_TYPE } from 'wave-protocol';
 import type { AdapterFactory, EditorAdapter } from './types.js';
 import { quillPresence, type QuillForPresence } from '../presence/host-quill.js';
@@ -58,7 +58,7 @@ export const createQuillAdapter: AdapterFactory = (editor) => {
 class QuillAdapter implements EditorAdapter {
   readonly kind = 'editorC' as const;
   readonly textName = TEXT_TYPE;
-  private binding: QuillBinding | null = null;
+  private binding: QuillSync | null = null;
   private ytext: Y.Text | null = null;
   private undo: LocalUndo | null = null;
   private untrack: (() => void) | null = null;
@@ -79,7 +79,7 @@ class QuillAdapter implements EditorAdapter {
   }
 
   seed(doc: Y.Doc): void {
-    doc.getText(TEXT_TYPE).applyDelta(this.quill.getContents().ops);
+    doc.getText(TEXT_TYPE).applyDelta(fromQuill(this.quill.getContents().ops as QuillOp[]));
   }
 
   /** A Delta (`{ ops }`) as is, or an HTML string through Quill's own clipboard conversion. */
@@ -87,13 +87,13 @@ class QuillAdapter implements EditorAdapter {
     let ops: unknown = (content as { ops?: unknown } | null)?.ops;
     if (typeof content === 'string') ops = this.quill.clipboard.convert({ html: content }).ops;
     if (!Array.isArray(ops)) throw invalidConfig('forceSync(content)', "a Quill Delta ({ ops }) or an HTML string for app 'editorC'", content);
-    replaceDelta(doc, ops as Array<Record<string, unknown>>);
+    replaceDelta(doc, fromQuill(ops as QuillOp[]) as Array<Record<string, unknown>>);
   }
 
   bind(doc: Y.Doc, _awareness?: unknown, undo?: LocalUndo): void {
     this.unbind();
     const ytext = doc.getText(TEXT_TYPE);
-    const binding = new QuillBinding(ytext, this.quill);
+    const binding = new QuillSync(ytext, this.quill as unknown as QuillForSync);
     this.binding = binding;
     if (!undo) return;
     this.undo = undo;

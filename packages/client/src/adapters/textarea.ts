@@ -1,8 +1,11 @@
 /**
- * `app: 'text'` — a plain `<textarea>` bound to a `Y.Text`.
+ * `app: 'text'` — a plain `<textarea>` bound to a `Y.Text`, which may be a rich document: the textarea shows its
+ * plain view (plain-view.ts: one line per line, a break as a line break, an image as nothing) and every index goes
+ * through that view's mapping.
  *
  * Local edits: on `input`, the new value is diffed against `shadow` (the value both sides last agreed on) and
- * written as one splice, placed at the caret when ambiguous. Remote edits: each delta op is applied with
+ * written as one splice at the mapped positions, placed at the caret when ambiguous. Remote edits: the Yjs delta is
+ * mapped to a plain change, and each of its ops is applied with
  * `setRangeText(…, 'preserve')`, which keeps the local caret and selection on the same characters and does not
  * scroll. IME: while a composition is open, remote deltas are queued (writing into the textarea would cancel the
  * composition); at `compositionend` the composed text is written, then the queued changes are shown.
@@ -14,7 +17,8 @@ import { invalidConfig } from '../core/errors.js';
 import type { LocalUndo } from '../core/undo.js';
 import { caretAfterHistory, historyInput, historyKey, type HistoryAction } from './history-keys.js';
 import { replaceText } from './replace.js';
-import { diffAtCursor, mapIndex, type DeltaOp } from './text-diff.js';
+import { diffAtCursor, mapIndex } from './text-diff.js';
+import { PlainView, writeSplice, type PlainOp, type YDeltaOp } from '../core/plain-view.js';
 import { TEXT_TYPE } from 'wave-protocol';
 import type { AdapterFactory, EditorAdapter } from './types.js';
 import { textareaPresence } from '../presence/host-textarea.js';
@@ -31,11 +35,13 @@ class TextareaAdapter implements EditorAdapter {
   readonly kind = 'text' as const;
   readonly textName = TEXT_TYPE;
   private ytext: Y.Text | null = null;
-  /** The textarea value that matches `ytext` as of the last reconciliation. */
+  /** The plain view of `ytext`, always current with it (also during a composition, when the textarea is not). */
+  private view = new PlainView();
+  /** The textarea value that matches `view` as of the last reconciliation. */
   private shadow = '';
   private composing = false;
-  /** Remote deltas received during a composition, oldest first. */
-  private queued: DeltaOp[][] = [];
+  /** Remote changes (of the plain text) received during a composition, oldest first. */
+  private queued: PlainOp[][] = [];
   private undo: LocalUndo | null = null;
   private untrack: (() => void) | null = null;
 
@@ -50,7 +56,10 @@ class TextareaAdapter implements EditorAdapter {
   }
 
   createPresence(): PresenceHost {
-    return textareaPresence(this.el);
+    return textareaPresence(this.el, {
+      toY: (index) => this.view.toY(index, 'after-shown'),
+      toEditor: (y) => this.view.toPlain(y),
+    });
   }
 
   seed(doc: Y.Doc): void {
@@ -65,7 +74,8 @@ class TextareaAdapter implements EditorAdapter {
     this.unbind();
     const ytext = doc.getText(TEXT_TYPE);
     this.ytext = ytext;
-    this.replaceValue(ytext.toString());
+    this.view = PlainView.of(ytext);
+    this.replaceValue(this.view.text);
     ytext.observe(this.onRemote);
     this.el.addEventListener('input', this.onInput);
     this.el.addEventListener('compositionstart', this.onCompositionStart);
@@ -134,11 +144,11 @@ class TextareaAdapter implements EditorAdapter {
   };
 
   /**
-   * Writes the difference between `shadow` and the textarea into `ytext`. `missed` are remote deltas that
-   * `ytext` has but the textarea does not show yet (queued during a composition): the local splice is moved
-   * through them, then the textarea is brought up to `ytext`.
+   * Writes the difference between `shadow` and the textarea into `ytext`. `missed` are remote changes that
+   * `view` has but the textarea does not show yet (queued during a composition): the local splice is moved
+   * through them, then the textarea is brought up to `view`.
    */
-  private writeLocal(missed: DeltaOp[][]): void {
+  private writeLocal(missed: PlainOp[][]): void {
     const ytext = this.ytext;
     if (!ytext) return;
     const value = this.el.value;
@@ -150,16 +160,13 @@ class TextareaAdapter implements EditorAdapter {
         start = mapIndex(start, delta, false);
         end = mapIndex(end, delta, false);
       }
-      ytext.doc?.transact(() => {
-        if (end > start) ytext.delete(start, end - start);
-        if (splice.insert) ytext.insert(start, splice.insert);
-      }, this);
+      ytext.doc?.transact(() => writeSplice(ytext, this.view, start, end - start, splice.insert), this);
       if (missed.length === 0) {
         this.shadow = value;
         return;
       }
       const caret = start + splice.insert.length;
-      this.replaceValue(ytext.toString());
+      this.replaceValue(this.view.text);
       this.el.setSelectionRange(caret, caret);
       return;
     }
@@ -167,8 +174,9 @@ class TextareaAdapter implements EditorAdapter {
   }
 
   private readonly onRemote = (event: Y.YTextEvent, tr: Y.Transaction): void => {
+    // Our own writes moved `view` as they were made (writeSplice).
     if (tr.origin === this) return;
-    const delta = event.delta as DeltaOp[];
+    const delta = this.view.apply(event.delta as YDeltaOp[]);
     if (this.composing) {
       this.queued.push(delta);
       return;
@@ -181,16 +189,19 @@ class TextareaAdapter implements EditorAdapter {
     this.applyDelta(delta);
     if (this.undo?.isOwn(tr.origin)) {
       // Our own undo/redo: the caret goes to the change, as after the textarea's native undo.
-      const caret = caretAfterHistory(delta);
-      if (caret !== null) this.el.setSelectionRange(caret, caret);
+      const caret = caretAfterHistory(event.delta as YDeltaOp[]);
+      if (caret !== null) {
+        const at = this.view.toPlain(caret);
+        this.el.setSelectionRange(at, at);
+      }
     }
   };
 
-  private applyDelta(delta: readonly DeltaOp[]): void {
+  private applyDelta(delta: readonly PlainOp[]): void {
     let index = 0;
     for (const op of delta) {
       if (op.retain !== undefined) index += op.retain;
-      else if (typeof op.insert === 'string') {
+      else if (op.insert !== undefined) {
         this.el.setRangeText(op.insert, index, index, 'preserve');
         index += op.insert.length;
       } else if (op.delete !== undefined) {

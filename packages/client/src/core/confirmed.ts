@@ -11,6 +11,7 @@
  * decode. Sessions with offline persistence do not defer: the stored confirmed copy must not lag behind what was acked.
  */
 import * as Y from 'yjs';
+import { plainText } from './reset.js';
 
 /** How long the browser may postpone the deferred apply when it is never idle (ms, `requestIdleCallback`). */
 const IDLE_TIMEOUT_MS = 1_000;
@@ -56,8 +57,9 @@ export class ConfirmedState {
     }
   }
 
+  /** The confirmed plain text of the `Y.Text` `name` (reset.ts `plainText`). */
   text(name: string): string {
-    return this.doc.getText(name).toString();
+    return plainText(this.doc.getText(name));
   }
 
   destroy(): void {

@@ -5,6 +5,7 @@
  */
 import DiffMatchPatch from 'diff-match-patch';
 import type * as Y from 'yjs';
+import { PlainView, writeSplice } from './plain-view.js';
 
 export type Patches = ReturnType<DiffMatchPatch['patch_make']>;
 
@@ -20,16 +21,26 @@ export function applyEdits(patches: Patches, onto: string): string {
   return dmp.patch_apply(patches, onto)[0];
 }
 
-/** Writes the difference between the text's content and `target` into `ytext` as minimal inserts and deletes. */
+/** The text the patches of a `Y.Text` are made on: its plain view (a rich text's embeds are not characters of it). */
+export function plainText(ytext: Y.Text): string {
+  return PlainView.of(ytext).text;
+}
+
+/**
+ * Writes the difference between the text's plain view and `target` into `ytext` as minimal inserts and deletes, at
+ * the positions the plain view maps them to (plain-view.ts): a rich text keeps its embeds and the formats of every
+ * character the difference does not delete.
+ */
 export function writeDifference(ytext: Y.Text, target: string): void {
-  const diffs = dmp.diff_main(ytext.toString(), target);
+  const view = PlainView.of(ytext);
+  const diffs = dmp.diff_main(view.text, target);
   // No semantic cleanup: it would turn short unchanged runs into delete + re-insert, re-typing others' text as ours.
   let index = 0;
   for (const [op, text] of diffs) {
     if (op === DiffMatchPatch.DIFF_EQUAL) index += text.length;
-    else if (op === DiffMatchPatch.DIFF_DELETE) ytext.delete(index, text.length);
+    else if (op === DiffMatchPatch.DIFF_DELETE) writeSplice(ytext, view, index, text.length, '');
     else {
-      ytext.insert(index, text);
+      writeSplice(ytext, view, index, 0, text);
       index += text.length;
     }
   }

@@ -4,7 +4,7 @@
  * of this user: never re-applied) or `REAPPLY_ORIGIN` (shown by adapters like a remote edit).
  */
 import type * as Y from 'yjs';
-import { applyEdits, writeDifference, type Patches } from './reset.js';
+import { applyEdits, plainText, writeDifference, type Patches } from './reset.js';
 import { REAPPLY_ORIGIN, SEED_ORIGIN, type DocBinding } from './session-types.js';
 
 export interface SeedSource {
@@ -25,7 +25,7 @@ export function writeSeed(doc: Y.Doc, binding: DocBinding, source: SeedSource): 
   doc.transact(() => {
     if (!source.kept) binding.seed(doc);
     if (source.patches && name && !source.editorShowsEdits) {
-      writeDifference(doc.getText(name), applyEdits(source.patches, doc.getText(name).toString()));
+      writeDifference(doc.getText(name), applyEdits(source.patches, plainText(doc.getText(name))));
     }
   }, SEED_ORIGIN);
 }
@@ -45,6 +45,6 @@ export function writeHostCopySeed(doc: Y.Doc, binding: DocBinding, base: string 
 /** After a reset, writes the captured unsynced edits onto the new session's content (text `name`) as new local edits. */
 export function reapplyEdits(doc: Y.Doc, patches: Patches, name: string): void {
   const ytext = doc.getText(name);
-  const merged = applyEdits(patches, ytext.toString());
+  const merged = applyEdits(patches, plainText(ytext));
   doc.transact(() => writeDifference(ytext, merged), REAPPLY_ORIGIN);
 }

@@ -10,7 +10,7 @@ import { CloseCode, DOC_FORMAT, MessageType, PROTOCOL_VERSION, SERVER_ERRORS, Sy
 import { META_MAP, META_REPLACED_KEY, type ErrorCode, type HelloPayload, type Message, type WelcomePayload } from 'wave-protocol';
 import { AckTracker } from './ack-tracker.js';
 import { ConfirmedState } from './confirmed.js';
-import { captureEdits, type Patches } from './reset.js';
+import { captureEdits, plainText, type Patches } from './reset.js';
 import { reapplyEdits, writeHostCopySeed, writeSeed } from './seed.js';
 import { CoeditError } from './errors.js';
 import { Connection } from './connection.js';
@@ -418,7 +418,7 @@ export class Session {
     this.editorShowsEdits = this.bound;
     if (pending > 0) {
       // Bound: the editor shows the live doc. Not bound: the live doc came from offline storage (R3).
-      if (name) this.reapply = captureEdits(this.confirmed.text(name), this.doc.getText(name).toString());
+      if (name) this.reapply = captureEdits(this.confirmed.text(name), plainText(this.doc.getText(name)));
       this.report(new CoeditError(
         'session_reset',
         `the collaboration session was restarted while this client had ${pending} unsaved edit(s); ` +

@@ -14,7 +14,7 @@ import type { DeleteSet } from './remote-update.js';
 const CAPTURE_TIMEOUT_MS = 500;
 
 export class LocalUndo {
-  /** The manager itself, for bindings that drive it directly (y-codemirror's `yUndoManager` option). */
+  /** The manager itself, for code that drives it directly. */
   readonly manager: Y.UndoManager;
 
   constructor(doc: Y.Doc) {

@@ -7,7 +7,7 @@ import type * as Y from 'yjs';
 import { TEXT_TYPE } from 'wave-protocol';
 import { clientBox, intersect } from './geometry.js';
 import type { PresenceHost, Rect, RelSelection, SelectionRects } from './types.js';
-import { absoluteIndex, relativeAt } from './text-positions.js';
+import { absoluteIndex, relativeAt, type IndexMap } from './text-positions.js';
 
 interface Pos {
   line: number;
@@ -28,12 +28,13 @@ export interface CodeMirrorForPresence {
   off(name: string, fn: (...args: never[]) => void): void;
 }
 
-export function codemirrorPresence(cm: CodeMirrorForPresence): PresenceHost {
-  return new CodemirrorPresence(cm);
+/** `positions`: the adapter's mapping between CodeMirror's document and the `Y.Text` (its plain view). */
+export function codemirrorPresence(cm: CodeMirrorForPresence, positions: IndexMap): PresenceHost {
+  return new CodemirrorPresence(cm, positions);
 }
 
 class CodemirrorPresence implements PresenceHost {
-  constructor(private readonly cm: CodeMirrorForPresence) {}
+  constructor(private readonly cm: CodeMirrorForPresence, private readonly positions: IndexMap) {}
 
   get container(): HTMLElement {
     return this.cm.getWrapperElement();
@@ -46,8 +47,8 @@ class CodemirrorPresence implements PresenceHost {
   localSelection(doc: Y.Doc): RelSelection | null {
     if (!this.cm.hasFocus()) return null;
     const ytext = doc.getText(TEXT_TYPE);
-    const anchor = this.cm.indexFromPos(this.cm.getCursor('anchor'));
-    const head = this.cm.indexFromPos(this.cm.getCursor('head'));
+    const anchor = this.positions.toY(this.cm.indexFromPos(this.cm.getCursor('anchor')));
+    const head = this.positions.toY(this.cm.indexFromPos(this.cm.getCursor('head')));
     return { anchor: relativeAt(ytext, anchor), head: relativeAt(ytext, head) };
   }
 
@@ -63,9 +64,11 @@ class CodemirrorPresence implements PresenceHost {
 
   rects(doc: Y.Doc, sel: RelSelection): SelectionRects | null {
     const ytext = doc.getText(TEXT_TYPE);
-    const anchor = absoluteIndex(doc, ytext, sel.anchor);
-    const head = absoluteIndex(doc, ytext, sel.head);
-    if (anchor === null || head === null) return null;
+    const yAnchor = absoluteIndex(doc, ytext, sel.anchor);
+    const yHead = absoluteIndex(doc, ytext, sel.head);
+    if (yAnchor === null || yHead === null) return null;
+    const anchor = this.positions.toEditor(yAnchor);
+    const head = this.positions.toEditor(yHead);
     const h = this.cm.charCoords(this.cm.posFromIndex(head), 'window');
     const caret: Rect = { left: h.left, top: h.top, width: 0, height: h.bottom - h.top };
     if (anchor === head) return { caret, selection: [] };

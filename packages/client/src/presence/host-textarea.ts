@@ -7,7 +7,7 @@ import * as Y from 'yjs';
 import { TEXT_TYPE } from 'wave-protocol';
 import { caretRect, clientBox, rangeRects } from './geometry.js';
 import type { PresenceHost, Rect, RelSelection, SelectionRects } from './types.js';
-import { absoluteIndex, relativeAt } from './text-positions.js';
+import { absoluteIndex, relativeAt, type IndexMap } from './text-positions.js';
 
 /** Computed properties that decide where text wraps and how high lines are. */
 const COPIED = [
@@ -17,15 +17,16 @@ const COPIED = [
   'letterSpacing', 'wordSpacing', 'tabSize', 'whiteSpace', 'wordBreak', 'overflowWrap',
 ] as const;
 
-export function textareaPresence(el: HTMLTextAreaElement): PresenceHost {
-  return new TextareaPresence(el);
+/** `positions`: the adapter's mapping between the textarea's value and the `Y.Text` (its plain view). */
+export function textareaPresence(el: HTMLTextAreaElement, positions: IndexMap): PresenceHost {
+  return new TextareaPresence(el, positions);
 }
 
 class TextareaPresence implements PresenceHost {
   private mirror: HTMLDivElement | null = null;
   private text: Text | null = null;
 
-  constructor(private readonly el: HTMLTextAreaElement) {}
+  constructor(private readonly el: HTMLTextAreaElement, private readonly positions: IndexMap) {}
 
   get container(): HTMLElement {
     return this.el;
@@ -40,8 +41,8 @@ class TextareaPresence implements PresenceHost {
     if (el.ownerDocument.activeElement !== el) return null;
     const backward = el.selectionDirection === 'backward';
     const ytext = doc.getText(TEXT_TYPE);
-    const anchor = backward ? el.selectionEnd : el.selectionStart;
-    const head = backward ? el.selectionStart : el.selectionEnd;
+    const anchor = this.positions.toY(backward ? el.selectionEnd : el.selectionStart);
+    const head = this.positions.toY(backward ? el.selectionStart : el.selectionEnd);
     return { anchor: relativeAt(ytext, anchor), head: relativeAt(ytext, head) };
   }
 
@@ -61,9 +62,11 @@ class TextareaPresence implements PresenceHost {
 
   rects(doc: Y.Doc, sel: RelSelection): SelectionRects | null {
     const ytext = doc.getText(TEXT_TYPE);
-    const anchor = absoluteIndex(doc, ytext, sel.anchor);
-    const head = absoluteIndex(doc, ytext, sel.head);
-    if (anchor === null || head === null) return null;
+    const yAnchor = absoluteIndex(doc, ytext, sel.anchor);
+    const yHead = absoluteIndex(doc, ytext, sel.head);
+    if (yAnchor === null || yHead === null) return null;
+    const anchor = this.positions.toEditor(yAnchor);
+    const head = this.positions.toEditor(yHead);
     const value = this.el.value;
     const at = (i: number): number => Math.max(0, Math.min(i, value.length));
     const { text, mirror } = this.layout(value);
