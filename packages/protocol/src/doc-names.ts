@@ -13,13 +13,10 @@
 export const DOC_FORMAT = 'flat-delta/1';
 
 /**
- * The `Y.Text` of the plain-text and Delta editors (`<textarea>`, CodeMirror 5, Quill): `doc.getText(TEXT_TYPE)`.
- * Equal to wave-richtext's `RICHTEXT_TYPE`, the flat rich text, which is Quill's Delta convention on the same type.
+ * The `Y.Text` every editor kind opens: `doc.getText(TEXT_TYPE)`. Equal to wave-richtext's `RICHTEXT_TYPE`, the flat
+ * rich text in Quill's Delta convention, which the textarea and CodeMirror show as its plain text.
  */
 export const TEXT_TYPE = 'text';
-
-/** The `Y.XmlFragment` of the rich-text HTML editors (Froala, TinyMCE): `doc.getXmlFragment(HTML_TYPE)`. */
-export const HTML_TYPE = 'html';
 
 /** The `Y.Map` of session metadata: `doc.getMap(META_MAP)`. */
 export const META_MAP = 'wave';

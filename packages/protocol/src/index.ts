@@ -19,7 +19,7 @@ export {
   isUpdateBearing,
 } from './messages.js';
 export { parseJsonSafely } from './json.js';
-export { DOC_FORMAT, TEXT_TYPE, HTML_TYPE, META_MAP, META_REPLACED_KEY } from './doc-names.js';
+export { DOC_FORMAT, TEXT_TYPE, META_MAP, META_REPLACED_KEY } from './doc-names.js';
 export type { Message, SyncMessage, HelloPayload, WelcomePayload, ErrorPayload, MessageTypeValue } from './messages.js';
 export {
   PALETTE,
