@@ -21,8 +21,7 @@ import { LocalUndo } from './undo.js';
 import { openKept, sameState } from './persistence.js';
 import { applyRemoteUpdate } from './remote-update.js';
 import { SessionToken } from './session-token.js';
-import { REPLACE_ORIGIN, SEED_ORIGIN } from './session-types.js';
-import type { PresenceState, SessionOptions, SessionStatus, SessionUser } from './session-types.js';
+import { REPLACE_ORIGIN, SEED_ORIGIN, type PresenceState, type SessionOptions, type SessionStatus, type SessionUser } from './session-types.js';
 
 export { REAPPLY_ORIGIN, REPLACE_ORIGIN, SEED_ORIGIN } from './session-types.js';
 export type { DocBinding, PresenceState, SessionEvents, SessionOptions, SessionState, SessionStatus, SessionUser } from './session-types.js';
