@@ -15,5 +15,5 @@ export { renderHtml, renderText, escapeText, escapeAttr, spellSpaces, type Rende
 export { repairs, attrsDiff, type Repair } from './repairs.js';
 export {
   docLines, replaceLines, formatLine, toggleList, indentLine, setHeader, toggleBlockquote, insertTableRow,
-  insertTableColumn, insertTable, applyRepairs, repairsOf, type EditBounds,
+  insertTableColumn, insertTable, applyRepairs, repairsOf, lineUnits, type EditBounds, type LineUnit,
 } from './ytext.js';

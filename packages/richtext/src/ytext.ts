@@ -23,14 +23,19 @@ function transact(ytext: Y.Text, origin: unknown, f: () => void): void {
   else f();
 }
 
-interface Unit {
+/**
+ * One unit of the flat text: a character, an embed or a line's `"\n"`, with its attributes (nulls dropped; units of
+ * one op share one attributes object, so a writer passes Yjs a copy, [RT-E2]). `key` compares units by content.
+ */
+export interface LineUnit {
   key: string;
   insert: string | Record<string, unknown>;
   attrs: Record<string, unknown>;
 }
 
-function units(lines: readonly Line[]): Unit[] {
-  const out: Unit[] = [];
+/** `lines` as the units the `Y.Text` holds, in order (a line's characters and embeds, then its `"\n"`). */
+export function lineUnits(lines: readonly Line[]): LineUnit[] {
+  const out: LineUnit[] = [];
   for (const line of lines) {
     for (const op of line.ops) {
       const attrs = compact(op.attributes);
@@ -63,11 +68,11 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
   const current = docLines(ytext);
   const starts = lineStarts(current);
   const base = starts[from]!;
-  const old = units(current.slice(from, to));
+  const old = lineUnits(current.slice(from, to));
   // A document whose last "\n" was deleted: its last line has no "\n" to keep.
   const unterminated = to === current.length && current.length > 0 && ytext.length < starts[current.length]!;
   if (unterminated) old.pop();
-  const next = units(lines);
+  const next = lineUnits(lines);
   // There, the new last "\n" is appended rather than diffed, so that the kept text is not deleted and inserted
   // again (which two peers doing at once would double).
   const tail = unterminated && next.length > 0 && next[next.length - 1]!.key === '\n' ? next.pop()! : null;

@@ -4,7 +4,7 @@
  * composition made in its block, for when peers changed the document while it was open.
  */
 import * as Y from 'yjs';
-import { attrsEqual, type Line, type Op } from 'wave-richtext';
+import { attrsEqual, lineUnits, type Line, type Op } from 'wave-richtext';
 
 function opsEqual(a: readonly Op[], b: readonly Op[]): boolean {
   if (a.length !== b.length) return false;
@@ -50,23 +50,6 @@ export function keepCellIds(read: Line[], doc: readonly Line[]): void {
   }
 }
 
-interface Unit {
-  key: string;
-  insert: string | Record<string, unknown>;
-  attrs: Record<string, unknown>;
-}
-
-function units(lines: readonly Line[]): Unit[] {
-  const out: Unit[] = [];
-  for (const line of lines) {
-    for (const op of line.ops) {
-      if (typeof op.insert === 'string') for (const c of op.insert) out.push({ key: c, insert: c, attrs: { ...op.attributes } });
-      else out.push({ key: JSON.stringify(op.insert), insert: op.insert, attrs: { ...op.attributes } });
-    }
-    out.push({ key: '\n', insert: '\n', attrs: { ...line.attrs } });
-  }
-  return out;
-}
 
 /**
  * Writes what changed from `before` to `after` (one block's lines, before and after a composition) as one splice
@@ -75,8 +58,8 @@ function units(lines: readonly Line[]): Unit[] {
  * Returns the text index right after what it wrote (the caret), or null when the place is gone.
  */
 export function writeSplice(ytext: Y.Text, before: readonly Line[], after: readonly Line[], caret: Y.RelativePosition, caretOffset: number, origin: unknown): number | null {
-  const a = units(before);
-  const b = units(after);
+  const a = lineUnits(before);
+  const b = lineUnits(after);
   let p = 0;
   while (p < caretOffset && p < a.length && p < b.length && a[p]!.key === b[p]!.key) p++;
   let s = 0;
