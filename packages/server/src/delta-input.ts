@@ -6,9 +6,12 @@
  * - Attributes are sanitised by wave-richtext, never trusted: a `"\n"` carries `sanitizeBlock`'s block attributes,
  *   other characters and embeds `sanitizeInline`'s (an image also `sanitizeImageAttrs`'); unknown or unsafe values
  *   are dropped, so every value written is flat and renderable.
+ * - An attribute value nested deeper than `DEFAULT_MAX_VALUE_DEPTH` is refused, as the same value in a client's update
+ *   is (rooms/depth-check.ts), rather than silently dropped.
  * - A non-empty document ends with `"\n"` (every line is terminated, [RT-S2]); one is appended when it does not.
  */
 import { linesToDelta, readLines, sanitizeBlock, sanitizeImageAttrs, sanitizeInline, safeUrl, type Op } from 'wave-richtext';
+import { DEFAULT_MAX_VALUE_DEPTH, valueDepth } from './rooms/depth-check.js';
 
 export class DeltaInvalid extends Error {
   override readonly name = 'DeltaInvalid';
@@ -46,6 +49,11 @@ function sanitizedOp(op: unknown, at: string): Op[] {
   }
   const raw = op['attributes'];
   if (raw !== undefined && !isObject(raw)) throw new DeltaInvalid(`${at}.attributes: expected an object`);
+  for (const [key, value] of Object.entries(raw ?? {})) {
+    if (valueDepth(value, DEFAULT_MAX_VALUE_DEPTH) > DEFAULT_MAX_VALUE_DEPTH) {
+      throw new DeltaInvalid(`${at}.attributes.${key}: nested deeper than ${DEFAULT_MAX_VALUE_DEPTH} levels`);
+    }
+  }
   const insert = op['insert'];
   if (typeof insert === 'string') return textOps(insert, raw);
   if (isObject(insert)) return [embedOp(insert, raw, `${at}.insert`)];
