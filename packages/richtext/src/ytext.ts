@@ -49,7 +49,10 @@ export function lineUnits(lines: readonly Line[]): LineUnit[] {
 
 const sameAttrs = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.keys(attrsDiff(a, b)).length === 0;
 
-/** Where a local edit happened, when the caller knows (the selection before it): bounds for the diff. */
+/**
+ * Where a local edit happened, when the caller knows (the selection before it): bounds for the diff. The units
+ * between them are the ones the edit replaced; bounds that would make the diff delete more are ignored.
+ */
 export interface EditBounds {
   /** At most this many units at the start of the replaced range are kept (the edit starts there or later). */
   maxPrefix?: number;
@@ -79,10 +82,11 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
   const maxPrefix = bounds.maxPrefix ?? Infinity;
   // Bounds count each line's "\n", also the one an unterminated last line lacks.
   const maxSuffix = (bounds.maxSuffix ?? Infinity) - (tail ? 1 : 0);
-  let p = 0;
-  while (p < maxPrefix && p < old.length && p < next.length && old[p]!.key === next[p]!.key) p++;
-  let s = 0;
-  while (s < maxSuffix && s < old.length - p && s < next.length - p && old[old.length - 1 - s]!.key === next[next.length - 1 - s]!.key) s++;
+  let [p, s] = keptEnds(old, next, maxPrefix, maxSuffix);
+  // Bounds only say which of the old units the edit replaced (at most the ones between them). A diff they make
+  // delete more than that does not describe this edit (the caller's selection was not where it changed): it
+  // would delete and re-insert kept text, and a collaborator's typing inside it with it. Then the minimal diff.
+  if (old.length - p - s > Math.max(0, old.length - maxPrefix - maxSuffix)) [p, s] = keptEnds(old, next, Infinity, Infinity);
   transact(ytext, origin, () => {
     const del = old.length - p - s;
     if (del > 0) ytext.delete(base + p, del);
@@ -116,6 +120,15 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
     formatRange(old.length - s, next.length - s, s, base + p + (next.length - s - p));
     if (tail) ytext.insert(base + next.length, '\n', { ...tail.attrs });
   });
+}
+
+/** How many units at the start (at most `maxPrefix`) and then at the end (at most `maxSuffix`) `old` and `next` share. */
+function keptEnds(old: readonly LineUnit[], next: readonly LineUnit[], maxPrefix: number, maxSuffix: number): [number, number] {
+  let p = 0;
+  while (p < maxPrefix && p < old.length && p < next.length && old[p]!.key === next[p]!.key) p++;
+  let s = 0;
+  while (s < maxSuffix && s < old.length - p && s < next.length - p && old[old.length - 1 - s]!.key === next[next.length - 1 - s]!.key) s++;
+  return [p, s];
 }
 
 /** Sets (value) or removes (`null`) block attributes of line `line` ([RT-E4]). */

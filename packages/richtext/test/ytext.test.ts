@@ -140,6 +140,32 @@ describe('replaceLines ([RT-E2][RT-E3])', () => {
   });
 });
 
+describe('bounds never make a diff delete text the edit kept ([RT-E3])', () => {
+  it('a line pasted before a paragraph, with bounds that put the edit at its end: only the new line is written, so typing inside the paragraph stays in its word', () => {
+    const net = new Net(2);
+    load(net, '<p>bob70q</p>');
+    const [a, b] = net.peers;
+    // The bounds say the change ends at the paragraph's end (no suffix kept); it is an insertion before it.
+    replaceLines(a!.text, 0, 1, [L('ann58q'), L('bob70q')], LOCAL, { maxPrefix: 7, maxSuffix: 0 });
+    b!.doc.transact(() => b!.text.insert(3, 'XX', {}), LOCAL);
+    net.deliverAll(rng(10));
+    same(net);
+    assert.equal(renderText(docLines(a!.text)), 'ann58q\nbobXX70q');
+  });
+
+  it('bounds that match the edit still make a replaced selection new', () => {
+    const doc = new Y.Doc();
+    const text = doc.getText(RICHTEXT_TYPE);
+    replaceLines(text, 0, 0, [L('a w4q b')]);
+    const deleted: number[] = [];
+    text.observe((e) => e.delta.forEach((op) => op.delete !== undefined && deleted.push(op.delete)));
+    // "w4q" selected and replaced by "w5q": all three characters are new, not only the digit.
+    replaceLines(text, 0, 1, [L('a w5q b')], LOCAL, { maxPrefix: 2, maxSuffix: 3 });
+    assert.deepEqual(deleted, [3]);
+    assert.equal(renderText(docLines(text)), 'a w5q b');
+  });
+});
+
 describe('block edits ([RT-E4][RT-E5])', () => {
   it('list toggle, indent, outdent, heading and quote format the line\'s "\\n" only', () => {
     const doc = new Y.Doc();
