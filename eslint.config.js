@@ -90,8 +90,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!\\./|yjs$)',
-              message: 'wave-richtext imports only yjs (DESIGN.md, Layout): the client and the server both build on it.',
+              regex: '^(?!\\./|yjs$|fast-diff$)',
+              message: 'wave-richtext imports only yjs (DESIGN.md, Layout) and fast-diff (a DOM-free diff): the client and the server both build on it.',
             },
           ],
         },

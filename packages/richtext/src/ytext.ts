@@ -12,6 +12,7 @@ import { canonicalLines, rowShortfalls, tableRows, type Row } from './canonical.
 import { compact, lineLength, lineStarts, readLines } from './lines.js';
 import { attrsDiff, repairs, type Repair } from './repairs.js';
 import { MAX_INDENT, type Line, type ListKind, type Op } from './schema.js';
+import { unitDiff, type DiffStep } from './unit-diff.js';
 
 /** The document's lines. */
 export function docLines(ytext: Y.Text): Line[] {
@@ -83,29 +84,18 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
   // Bounds count each line's "\n", also the one an unterminated last line lacks.
   const maxSuffix = (bounds.maxSuffix ?? Infinity) - (tail ? 1 : 0);
   let [p, s] = keptEnds(old, next, maxPrefix, maxSuffix);
-  // Bounds only say which of the old units the edit replaced (at most the ones between them). A diff they make
-  // delete more than that does not describe this edit (the caller's selection was not where it changed): it
-  // would delete and re-insert kept text, and a collaborator's typing inside it with it. Then the minimal diff.
-  if (old.length - p - s > Math.max(0, old.length - maxPrefix - maxSuffix)) [p, s] = keptEnds(old, next, Infinity, Infinity);
+  // Bounds only say which of the old units the edit replaced (at most the ones between them): those are replaced
+  // whole, so new text is new. A diff they would make delete more does not describe this edit (the caller's
+  // selection was not where it changed): it would delete and re-insert kept text, and a collaborator's typing
+  // inside it with it. Then, as without bounds, the units between the kept ends are diffed too, and every run
+  // the editor kept stays (an editor may change two places at once: a paste that also re-spells a space).
+  const bounded = bounds.maxPrefix !== undefined || bounds.maxSuffix !== undefined;
+  const replaced = bounded && old.length - p - s <= Math.max(0, old.length - maxPrefix - maxSuffix);
+  if (!replaced) [p, s] = keptEnds(old, next, Infinity, Infinity);
+  const middle: DiffStep[] = replaced
+    ? [{ kind: -1, n: old.length - p - s }, { kind: 1, n: next.length - p - s }]
+    : unitDiff(old.slice(p, old.length - s), next.slice(p, next.length - s));
   transact(ytext, origin, () => {
-    const del = old.length - p - s;
-    if (del > 0) ytext.delete(base + p, del);
-    let at = base + p;
-    for (let k = p; k < next.length - s; ) {
-      const u = next[k]!;
-      if (typeof u.insert !== 'string') {
-        ytext.insertEmbed(at, u.insert, { ...u.attrs });
-        at++;
-        k++;
-        continue;
-      }
-      let text = '';
-      let j = k;
-      while (j < next.length - s && typeof next[j]!.insert === 'string' && sameAttrs(next[j]!.attrs, u.attrs)) text += next[j++]!.insert as string;
-      ytext.insert(at, text, { ...u.attrs });
-      at += text.length;
-      k = j;
-    }
     const formatRange = (oldFrom: number, newFrom: number, n: number, offset: number) => {
       let k = 0;
       while (k < n) {
@@ -116,8 +106,45 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
         k = j;
       }
     };
+    /** Inserts `next[from..to)` at `at`, one insert per run of text with equal attributes, one per embed. */
+    const insertUnits = (from: number, to: number, at: number) => {
+      for (let k = from; k < to; ) {
+        const u = next[k]!;
+        if (typeof u.insert !== 'string') {
+          ytext.insertEmbed(at, u.insert, { ...u.attrs });
+          at++;
+          k++;
+          continue;
+        }
+        let text = '';
+        let j = k;
+        while (j < to && typeof next[j]!.insert === 'string' && sameAttrs(next[j]!.attrs, u.attrs)) text += next[j++]!.insert as string;
+        ytext.insert(at, text, { ...u.attrs });
+        at += text.length;
+        k = j;
+      }
+    };
     formatRange(0, 0, p, base);
-    formatRange(old.length - s, next.length - s, s, base + p + (next.length - s - p));
+    let at = base + p;
+    let i = p;
+    let j = p;
+    for (const step of middle) {
+      if (step.n === 0) continue;
+      if (step.kind === 0) {
+        formatRange(i, j, step.n, at);
+        at += step.n;
+        i += step.n;
+        j += step.n;
+      } else if (step.kind === -1) {
+        ytext.delete(at, step.n);
+        i += step.n;
+      } else {
+        insertUnits(j, j + step.n, at);
+        at += step.n;
+        j += step.n;
+      }
+    }
+    formatRange(old.length - s, next.length - s, s, at);
     if (tail) ytext.insert(base + next.length, '\n', { ...tail.attrs });
   });
 }

@@ -153,6 +153,17 @@ describe('bounds never make a diff delete text the edit kept ([RT-E3])', () => {
     assert.equal(renderText(docLines(a!.text)), 'ann58q\nbobXX70q');
   });
 
+  it('an edit in two places of a range (lines pasted, an empty line added after them): the text between them is kept, so typing inside it stays in its word', () => {
+    const net = new Net(2);
+    load(net, '<p>ann28q ann29q cid26q</p>');
+    const [a, b] = net.peers;
+    replaceLines(a!.text, 0, 1, [L('ann28q'), L('bob35q'), L('ann29q cid26q'), L('')], LOCAL);
+    b!.doc.transact(() => b!.text.insert(10, 'XX', {}), LOCAL);
+    net.deliverAll(rng(11));
+    same(net);
+    assert.equal(renderText(docLines(a!.text)), 'ann28q\nbob35q\nannXX29q cid26q\n');
+  });
+
   it('bounds that match the edit still make a replaced selection new', () => {
     const doc = new Y.Doc();
     const text = doc.getText(RICHTEXT_TYPE);
