@@ -1,4 +1,4 @@
-// Word-integrity helpers shared by the fuzz oracles (fuzz.test.ts, richtext-fuzz.test.ts).
+// Word-integrity helpers shared by the fuzz oracles (fuzz.test.ts, richtext-fuzz.test.ts, any-editor-fuzz.test.ts).
 
 /**
  * True when `text` holds `word`'s letters, in order, split once around a gap (under 5,000 characters) that `fromGap`
@@ -16,4 +16,31 @@ export function splitAround(text: string, word: string, fromGap: (gap: string) =
     }
   }
   return false;
+}
+
+/** The shape of every word the fuzz types (the seed lines' and each user's numbered words). */
+export const WORD = /(?:ann|bob|cid)\d+q|seed\dw\d/;
+
+/** The items of `before` that `after` no longer holds (as many times as they were lost). */
+export function lost(before: string[], after: string[]): string[] {
+  const left = [...after];
+  return before.filter((w) => {
+    const i = left.indexOf(w);
+    if (i >= 0) left.splice(i, 1);
+    return i < 0;
+  });
+}
+/** The fuzz's words in `before` that `after` no longer holds. */
+export const wordsRemoved = (before: string, after: string) => lost([...before.matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]), [...after.matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]));
+
+/**
+ * The text `before` lost to become `after`, when it lost one run (an Enter adds no text): what lies between their
+ * common start and their common end.
+ */
+export function removedRange(before: string, after: string): string {
+  let head = 0;
+  while (head < after.length && before[head] === after[head]) head++;
+  let tail = 0;
+  while (tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  return before.slice(head, before.length - tail);
 }
