@@ -18,7 +18,7 @@ import { EDIT_OPS_JS } from '../lib/richtext-ops.ts';
 import type { WaveServer } from '../lib/server.ts';
 import { freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
 import { freshSeedsSkip, laterSeedSkip, serverAndBrowser } from '../lib/suite.ts';
-import { removedRange, splitAround, WORD, wordsRemoved } from '../lib/words.ts';
+import { assertNoneDoubled, assertNoneMissing, removedRange, splitAround, WORD, wordsRemoved, type Integrity } from '../lib/words.ts';
 import '../lib/page-globals.ts';
 
 /** Operations per context (issue 3: 300; about 100 s per editor on a two-core machine, with the users' pauses). */
@@ -100,15 +100,6 @@ function undoOnce() {
   return { before: before, after: root().textContent };
 }
 `;
-
-/** What one run found about word integrity: words missing or doubled, the final text, the operations. */
-interface Integrity {
-  seed: number;
-  missing: string[];
-  doubled: string[];
-  text: string;
-  log: string[];
-}
 
 /**
  * HTML in the editors' common spelling: every space plain (U+00A0 and a space are the same content, RICHTEXT.md
@@ -424,25 +415,6 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
     assert.match(html, /<(strong|em|a |s>|u>|span style)/, 'formatting survived');
   });
   return result!;
-}
-
-/** Every word typed and not deleted is in the document, intact. */
-function assertNoneMissing(result: Integrity): void {
-  // Each missing word with what is left of it: where its pieces are in the text, and the operations naming it.
-  const where = result.missing.map((w) => {
-    const pieces = [w.slice(0, 1), w.slice(1)].map((piece) => {
-      const at = result.text.indexOf(piece);
-      return at < 0 ? `"${piece}" nowhere` : `"${piece}" in …${JSON.stringify(result.text.slice(Math.max(0, at - 25), at + 25))}…`;
-    });
-    return `${w}: ${pieces.join(', ')}; ops: ${result.log.filter((l) => l.includes(w)).join(' | ')}`;
-  });
-  assert.deepEqual(result.missing, [], `intact words (seed ${result.seed}):\n${where.join('\n')}\ntext: ${JSON.stringify(result.text)}`);
-}
-
-/** No word that nobody removed is in the document twice; each doubled word is shown where it is. */
-function assertNoneDoubled(result: Integrity): void {
-  const where = result.doubled.map((w) => `${w}: ${[...result.text.matchAll(new RegExp(w, 'g'))].map((m) => JSON.stringify(result.text.slice(Math.max(0, m.index - 40), m.index + w.length + 40))).join(' | ')}`);
-  assert.deepEqual(result.doubled, [], `no word twice (seed ${result.seed}):\n${where.join('\n')}`);
 }
 
 /**
