@@ -75,7 +75,7 @@ const READ_LINES = String.raw`(function () {
     var open = null;
     for (var c = node.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === 1 && ui(c)) continue;
-      if (c.nodeType === 3 && !open && !clean(c.data, QUILL).trim()) continue;
+      if (c.nodeType === 3 && !open && !/[^\t\n\r \u200b\ufeff]/.test(c.data)) continue;
       if (c.nodeType === 3 || (c.nodeType === 1 && !BLOCK.test(c.nodeName) && !hasBlocks(c))) {
         if (!open) open = line(ctx.list || 'p', ctx.list ? ctx.depth : 0, ctx.quote);
         inlineNode(c, open, [], QUILL);
@@ -136,11 +136,14 @@ export function sharedLines(page: Page): Promise<string[]> {
   return page.evaluate(READ_LINES) as Promise<string[]>;
 }
 
-/** Where readings first differ: the line index, and each reading's lines around it (`names` label them). */
-export function firstDifference(readings: readonly string[][], names: readonly string[], context = 2): string {
-  const first = readings[0]!;
+/** Where readings first differ (as `readingsAgree` compares them): the line index, and each reading's lines around it (`names` label them). */
+export function firstDifference(readings: readonly string[][], names: readonly string[], quillFirst: boolean, context = 2): string {
+  const html = quillFirst ? 1 : 0;
+  const same = (at: number) =>
+    readings.slice(html).every((r) => r[at] === readings[html]![at]) &&
+    (!quillFirst || (readings[0]![at] !== undefined && readings[1]![at] !== undefined && quillShows(readings[0]![at]!, readings[1]![at]!)));
   let at = 0;
-  while (at < Math.max(...readings.map((r) => r.length)) && readings.every((r) => r[at] === first[at])) at++;
+  while (at < Math.max(...readings.map((r) => r.length)) && same(at)) at++;
   const around = readings.map((r, k) => {
     const shown = r.slice(Math.max(0, at - context), at + context + 1).map((l, i) => `  ${Math.max(0, at - context) + i}${Math.max(0, at - context) + i === at ? '*' : ' '} ${JSON.stringify(l)}`);
     return `${names[k]} (${r.length} lines):\n${shown.join('\n')}`;

@@ -253,7 +253,7 @@ async function agreedLines(peers: readonly Peer[], accept: (lines: string[]) => 
     },
     {
       timeoutMs,
-      message: async () => `the three editors to show the same lines; ${firstDifference(readings, peers.map((p) => `${p.name} (${p.driver.name})`))}\n${await sharedTexts(peers)}\nlast operations:\n${log.slice(-30).join('\n')}`,
+      message: async () => `the three editors to show the same lines; ${firstDifference(readings, peers.map((p) => `${p.name} (${p.driver.name})`), true)}\n${await sharedTexts(peers)}\nlast operations:\n${log.slice(-30).join('\n')}`,
     },
   );
   return readings[1]!;
