@@ -195,13 +195,14 @@ function call<T = unknown>(page: Page, kind: string, body: string): Promise<T> {
 
 /** In-page, Quill: where Quill's own document departs from the shared text (plain JavaScript: see richtext-drivers.ts). */
 const QUILL_VS_SHARED = String.raw`(function () {
+  function sorted(a) { var o = {}; Object.keys(a).sort().forEach(function (k) { if (a[k] !== null) o[k] = a[k]; }); return JSON.stringify(o); }
   function flat(ops) {
     var out = [];
     ops.forEach(function (op) {
       if (typeof op.insert !== 'string') { out.push('\ufffc'); return; }
       var a = Object.assign({}, op.attributes || {});
       if (a['code-block']) a['code-block'] = true; // Quill names its code block's language ("plain"), the HTML editors write true
-      for (var k = 0; k < op.insert.length; k++) out.push(op.insert[k] === '\n' ? '\n' + JSON.stringify(a) : op.insert[k] + (op.attributes ? JSON.stringify(op.attributes) : ''));
+      for (var k = 0; k < op.insert.length; k++) out.push(op.insert[k] === '\n' ? '\n' + sorted(a) : op.insert[k] + sorted(op.attributes || {}));
     });
     return out;
   }
