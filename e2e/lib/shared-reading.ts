@@ -93,7 +93,8 @@ const READ_LINES = String.raw`(function () {
         if (li.nodeType !== 1 || ui(li)) continue;
         if (li.hasAttribute('data-list')) { inline(li, line(li.getAttribute('data-list'), (/ql-indent-(\d)/.exec(li.className) || [0, 0])[1] * 1, ctx.quote), [], true); continue; }
         var kind = n === 'UL' ? 'bullet' : 'ordered', first = li.firstChild;
-        while (first && ((first.nodeType === 3 && !/\S/.test(first.data)) || (first.nodeType === 1 && ui(first)))) first = first.nextSibling;
+        // Source whitespace only, as blocks() skips it: a U+00A0 is content (the item's line is a space), not a gap.
+        while (first && ((first.nodeType === 3 && !/[^\t\n\r \u200b\ufeff]/.test(first.data)) || (first.nodeType === 1 && ui(first)))) first = first.nextSibling;
         // A list item that begins with a nested list has an empty first line ([RT-L4]).
         if (!first || first.nodeName === 'UL' || first.nodeName === 'OL') line(kind, depth, ctx.quote);
         blocks(li, { list: kind, depth: depth, quote: ctx.quote });
