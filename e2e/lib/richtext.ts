@@ -51,6 +51,7 @@ function run(action, arg) {
       case 'strike': return F.commands.strikeThrough();
       case 'link': return F.link.insert(arg.href, arg.text);
       case 'h2': return F.paragraphFormat.apply('H2');
+      case 'pre': return F.paragraphFormat.apply('PRE');
       case 'ul': return F.lists.format('UL');
       case 'ol': return F.lists.format('OL');
       case 'quote': return F.quote.apply('increase');
@@ -78,6 +79,7 @@ function run(action, arg) {
       case 'strike': return T.execCommand('Strikethrough');
       case 'link': return T.execCommand('mceInsertLink', false, { href: arg.href });
       case 'h2': return T.execCommand('FormatBlock', false, 'h2');
+      case 'pre': return T.execCommand('FormatBlock', false, 'pre');
       case 'ul': return T.execCommand('InsertUnorderedList');
       case 'ol': return T.execCommand('InsertOrderedList');
       case 'quote': return T.execCommand('mceBlockQuote');

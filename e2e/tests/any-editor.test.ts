@@ -405,3 +405,66 @@ for (const rich of [froala, tinymce] as RichTextDriver[]) {
     });
   });
 }
+
+function sortedJson(o: Record<string, unknown>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b))));
+}
+
+/** The block formats Quill's document gives the line that holds `word` (its "\n"'s attributes). */
+async function quillLineFormats(peer: Peer, word: string): Promise<Record<string, unknown>> {
+  return peer.page.evaluate((w) => {
+    const ops = (window.quill as unknown as QuillApi).getContents().ops;
+    const text = ops.map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+    let at = text.indexOf('\n', text.indexOf(w));
+    for (const op of ops) {
+      const n = typeof op.insert === 'string' ? op.insert.length : 1;
+      if (at < n) return (op.attributes ?? {}) as Record<string, unknown>;
+      at -= n;
+    }
+    return {};
+  }, word);
+}
+
+describe('Quill on a line whose shared attributes name two of its block formats', () => {
+  // Concurrent block changes merge per key ([RT-S2]): one person's heading and another's list leave a line with both,
+  // which Quill, one block format per line, cannot hold. Quill shows the one the renderer shows ([RT-P1]: a list
+  // over a code block over a heading; a quote under any of them), whatever order the keys arrived in, and shows the
+  // other as soon as the first goes.
+  it('Quill shows the list over the heading, and each once the other is removed, whichever side removes it', { timeout: TIMEOUT_MS }, async () => {
+    await withScene(browser, server, 'any-quill-two-blocks', async (scene) => {
+      const doc = freshDocId('any-quill-two-blocks');
+      const writer = await openNodeWriter(server, doc, [{ insert: 'alpha\nbeta\ngamma\n' }]);
+      try {
+        const ann = await scene.open('Ann', quill, { doc });
+        await until('Ann to show the document', () => plain(ann, 'quill'), (t) => t.includes('gamma'));
+        const y = writer.ytext;
+        const nl = (word: string) => y.toString().indexOf('\n', y.toString().indexOf(word));
+        const shows = (word: string, want: Record<string, unknown>) =>
+          until(`Quill's line ${word} to be ${JSON.stringify(want)}`, () => quillLineFormats(ann, word), (f) => sortedJson(f) === sortedJson(want));
+        // The list first, then the heading (the heading is the last key Quill is given).
+        y.format(nl('alpha'), 1, { list: 'ordered' });
+        y.format(nl('alpha'), 1, { header: 2 });
+        await shows('alpha', { list: 'ordered' });
+        y.format(nl('alpha'), 1, { header: null });
+        await shows('alpha', { list: 'ordered' });
+        // The heading first, then the list with an indent; the list goes, the heading shows.
+        y.format(nl('beta'), 1, { header: 2 });
+        y.format(nl('beta'), 1, { list: 'bullet', indent: 1 });
+        await shows('beta', { indent: 1, list: 'bullet' });
+        y.format(nl('beta'), 1, { list: null });
+        await shows('beta', { header: 2, indent: 1 });
+        // Both in one insert; then Ann, in Quill, removes the list she sees: the heading shows.
+        y.insert(nl('gamma') + 1, 'delta\n', {});
+        y.format(nl('delta'), 1, { header: 3, list: 'bullet', blockquote: true });
+        await shows('delta', { list: 'bullet' });
+        await ann.page.evaluate((i) => (window.quill as unknown as QuillApi).formatLine(i, 0, 'list', false, 'user'), nl('delta'));
+        await writer.until('the list removed in the shared text', (delta) => sortedJson(delta[delta.length - 1]?.attributes ?? {}) === sortedJson({ header: 3, blockquote: true }));
+        await shows('delta', { header: 3 });
+        await ann.page.evaluate((i) => (window.quill as unknown as QuillApi).formatLine(i, 0, 'header', false, 'user'), nl('delta'));
+        await shows('delta', { blockquote: true });
+      } finally {
+        await writer.stop();
+      }
+    });
+  });
+});

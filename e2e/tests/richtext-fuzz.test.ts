@@ -14,10 +14,11 @@ import { join } from 'node:path';
 import { SHOTS_DIR, withScene, type Peer } from '../lib/browser.ts';
 import { RICH_TEXT_DRIVERS, type RichTextDriver } from '../lib/richtext-drivers.ts';
 import { convergedHtml, rt } from '../lib/richtext.ts';
+import { EDIT_OPS_JS } from '../lib/richtext-ops.ts';
 import type { WaveServer } from '../lib/server.ts';
 import { freshDocId, seededRandom, testSeed, waitUntil } from '../lib/util.ts';
 import { freshSeedsSkip, laterSeedSkip, serverAndBrowser } from '../lib/suite.ts';
-import { splitAround } from '../lib/words.ts';
+import { assertNoneDoubled, assertNoneMissing, removedRange, splitAround, WORD, wordsRemoved, type Integrity } from '../lib/words.ts';
 import '../lib/page-globals.ts';
 
 /** Operations per context (issue 3: 300; about 100 s per editor on a two-core machine, with the users' pauses). */
@@ -35,78 +36,7 @@ serverAndBrowser((s, b) => {
 });
 
 // In-page operations (JavaScript using the helpers of lib/richtext.ts). `r` values come from the seeded PRNG.
-const OPS_JS = String.raw`
-function contentTexts() {
-  return texts().filter(function (n) {
-    for (var e = n.parentElement; e && e !== root(); e = e.parentElement) {
-      if (e.hasAttribute('data-mce-bogus') || e.classList.contains('fr-marker') || e.getAttribute('data-f-id') === 'pbf') return false;
-    }
-    return /\S/.test(n.data.replace(/[\u200b\ufeff]/g, ''));
-  });
-}
-function pick(list, r) { return list[Math.min(list.length - 1, Math.floor(r * list.length))]; }
-var BLOCKS = 'p,li,td,th,h1,h2,h3,h4,h5,h6,pre,blockquote';
-function blockOf(n) { return n.parentElement.closest(BLOCKS) || root(); }
-/**
- * The text of the block around a random text node, with a way back from an index to a DOM point. Only the block's
- * own text: a list item's nested list or paragraph is another block (a range into it would merge blocks).
- */
-function randomBlock(r) {
-  var all = contentTexts();
-  return all.length === 0 ? null : blockAround(all, pick(all, r));
-}
-function blockAround(all, picked) {
-  var block = blockOf(picked);
-  var own = all.filter(function (n) { return blockOf(n) === block; });
-  // The run of the block's text around the picked node that no nested list, table or block interrupts.
-  var groups = [[]], between = root().ownerDocument.createRange();
-  own.forEach(function (n, k) {
-    if (k > 0) {
-      between.setStartAfter(own[k - 1]);
-      between.setEndBefore(n);
-      if (between.cloneContents().querySelector(BLOCKS + ',ul,ol,table')) groups.push([]);
-    }
-    groups[groups.length - 1].push(n);
-  });
-  var nodes = groups.filter(function (g) { return g.indexOf(picked) >= 0; })[0];
-  var str = '', starts = [];
-  nodes.forEach(function (n) { starts.push(str.length); str += n.data; });
-  return {
-    str: str,
-    at: function (i) {
-      for (var k = nodes.length - 1; k >= 0; k--) if (starts[k] < i || (k === 0)) return { node: nodes[k], offset: i - starts[k] };
-    },
-  };
-}
-function caretAtBoundary(r1, r2) {
-  var b = randomBlock(r1);
-  if (!b) { var e = root().querySelector('p,li,td,h2') || root(); setRange(e, 0, e, 0); return; }
-  var spots = [];
-  // Only the start or right after whitespace, never right after a letter: the end of a word a peer is still typing
-  // looks like a boundary, and an insertion there, concurrent with the peer's next key, lands inside the finished
-  // word (both are inserted at the same place; Yjs orders them by client). As in fuzz.test.ts.
-  for (var i = 0; i <= b.str.length; i++) if (i === 0 || /\s/.test(b.str[i - 1])) spots.push(i);
-  var p = b.at(pick(spots, r2));
-  setRange(p.node, p.offset, p.node, p.offset);
-}
-/** Whole words [i, i+count) of one block, as a DOM range. */
-function wordRange(r1, r2, r3) {
-  var b = randomBlock(r1);
-  if (!b) return null;
-  var re = /\S+/g, m, words = [];
-  while ((m = re.exec(b.str))) words.push([m.index, m.index + m[0].length]);
-  if (words.length === 0) return null;
-  var i = Math.floor(r2 * words.length), j = Math.min(words.length - 1, i + Math.floor(r3 * 3));
-  var s = b.at(words[i][0]), e = b.at(words[j][1]);
-  return { s: s, e: e, text: b.str.slice(words[i][0], words[j][1]) };
-}
-function deleteWords(r1, r2, r3) {
-  var w = wordRange(r1, r2, r3);
-  if (!w) return '';
-  setRange(w.s.node, w.s.offset, w.e.node, w.e.offset);
-  if (kind === 'tinymce') T.execCommand('Delete'); else root().ownerDocument.execCommand('delete');
-  return w.text;
-}
+const OPS_JS = EDIT_OPS_JS + String.raw`
 /** From the start of a word in one block to the end of a word in the next block or the one after: the text deleted. */
 function deleteAcross(r1, r2, r3) {
   var all = contentTexts();
@@ -128,18 +58,6 @@ function deleteAcross(r1, r2, r3) {
   var text = root().ownerDocument.getSelection().toString();
   if (kind === 'tinymce') T.execCommand('Delete'); else root().ownerDocument.execCommand('delete');
   return text;
-}
-/** Turns the block at a random place into a heading, a list item or a blockquote. */
-function changeBlock(r1, r2, action) { caretAtBoundary(r1, r2); run(action); }
-function formatWords(r1, r2, r3, action, href) {
-  var w = wordRange(r1, r2, r3);
-  if (!w) return;
-  // Froala's link.insert(href, text) inside an existing link rewrites that whole link's text (its other words
-  // vanish by the editor's own design, not by a lost edit): there the words are underlined instead.
-  var inLink = function (n) { var e = n.nodeType === 1 ? n : n.parentElement; return !!(e && e.closest('a')); };
-  if (action === 'link' && kind === 'froala' && (inLink(w.s.node) || inLink(w.e.node))) action = 'underline';
-  setRange(w.s.node, w.s.offset, w.e.node, w.e.offset);
-  run(action, { href: href, text: w.text });
 }
 /** Pastes \`html\` at a random boundary; returns the editor's text right after (the editor may drop some of it). */
 function paste(r1, r2, html) { caretAtBoundary(r1, r2); run('html', { html: html }); return root().textContent; }
@@ -181,60 +99,14 @@ function undoOnce() {
   run('undo');
   return { before: before, after: root().textContent };
 }
-/** Records the editor's text just before and just after its own handler of the next Enter (in \`window.__enter\`). */
-function armEnter() {
-  var d = root().ownerDocument;
-  window.__enter = null;
-  d.addEventListener('keydown', function h(e) {
-    if (e.key !== 'Enter') return;
-    d.removeEventListener('keydown', h, true);
-    var before = root().textContent;
-    setTimeout(function () { window.__enter = { before: before, after: root().textContent }; }, 0);
-  }, true);
-}
 `;
 
-/** What one run found about word integrity: words missing or doubled, the final text, the operations. */
-interface Integrity {
-  seed: number;
-  missing: string[];
-  doubled: string[];
-  text: string;
-  log: string[];
-}
-
-/**
- * The text `before` lost to become `after`, when it lost one run (an Enter adds no text): what lies between their
- * common start and their common end.
- */
-function removedRange(before: string, after: string): string {
-  let head = 0;
-  while (head < after.length && before[head] === after[head]) head++;
-  let tail = 0;
-  while (tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
-  return before.slice(head, before.length - tail);
-}
-
-/** The shape of every word the fuzz types (the seed lines' and each user's numbered words). */
-const WORD = /(?:ann|bob|cid)\d+q|seed\dw\d/;
 /**
  * HTML in the editors' common spelling: every space plain (U+00A0 and a space are the same content, RICHTEXT.md
  * [RT-H5]), and a list item's empty line before its nested list without the `<br>` an editor keeps there to
  * make that line reachable (read as nothing: the same document, [RT-L4]).
  */
 const spacesAsSpaces = (html: string) => html.replace(/&nbsp;|\u00a0/g, ' ').replace(/<li><br>(?=<[uo]l>)/g, '<li>');
-
-/** The items of `before` that `after` no longer holds (as many times as they were lost). */
-function lost(before: string[], after: string[]): string[] {
-  const left = [...after];
-  return before.filter((w) => {
-    const i = left.indexOf(w);
-    if (i >= 0) left.splice(i, 1);
-    return i < 0;
-  });
-}
-/** The fuzz's words in `before` that `after` no longer holds. */
-const wordsRemoved = (before: string, after: string) => lost([...before.matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]), [...after.matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]));
 
 const FORMATS = ['bold', 'italic', 'underline', 'strike', 'link'] as const;
 /** Block-type changes (editor commands on the block at the caret). */
@@ -543,25 +415,6 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
     assert.match(html, /<(strong|em|a |s>|u>|span style)/, 'formatting survived');
   });
   return result!;
-}
-
-/** Every word typed and not deleted is in the document, intact. */
-function assertNoneMissing(result: Integrity): void {
-  // Each missing word with what is left of it: where its pieces are in the text, and the operations naming it.
-  const where = result.missing.map((w) => {
-    const pieces = [w.slice(0, 1), w.slice(1)].map((piece) => {
-      const at = result.text.indexOf(piece);
-      return at < 0 ? `"${piece}" nowhere` : `"${piece}" in …${JSON.stringify(result.text.slice(Math.max(0, at - 25), at + 25))}…`;
-    });
-    return `${w}: ${pieces.join(', ')}; ops: ${result.log.filter((l) => l.includes(w)).join(' | ')}`;
-  });
-  assert.deepEqual(result.missing, [], `intact words (seed ${result.seed}):\n${where.join('\n')}\ntext: ${JSON.stringify(result.text)}`);
-}
-
-/** No word that nobody removed is in the document twice; each doubled word is shown where it is. */
-function assertNoneDoubled(result: Integrity): void {
-  const where = result.doubled.map((w) => `${w}: ${[...result.text.matchAll(new RegExp(w, 'g'))].map((m) => JSON.stringify(result.text.slice(Math.max(0, m.index - 40), m.index + w.length + 40))).join(' | ')}`);
-  assert.deepEqual(result.doubled, [], `no word twice (seed ${result.seed}):\n${where.join('\n')}`);
 }
 
 /**

@@ -12,8 +12,17 @@
  * - Quill → remote: each `text-change` Quill makes (whatever its source but this binding) is applied to the `Y.Text`
  *   as the same delta. Formats Quill has no name for (ours, RICHTEXT.md [RT-S2]) are never in Quill's deltas, so
  *   Quill's edits leave them as they are on the characters it did not delete.
+ * - One block format per line: Quill's line is one blot (a table cell, a list item, a code block, a heading, a
+ *   quote), where the shared text names each as its own key, and concurrent block changes merge per key ([RT-S2]):
+ *   one person's heading and another's list leave a line with both. Quill would show whichever key it was given
+ *   last and, once that key goes, a plain line where the shared text still names the other. So after every change,
+ *   remote or Quill's own, each line whose "\n" the change inserted or formatted is given the blot the renderer
+ *   shows for the shared attributes (`sanitizeBlock`, [RT-P1]: a table cell, else a list, else a code block, else a
+ *   heading, else a quote), and none of the others. The shared text is not written: it keeps both keys, so that
+ *   removing the shown one shows the other, in Quill as in the HTML editors.
  */
 import type * as Y from 'yjs';
+import { sanitizeBlock } from 'wave-richtext';
 
 /** A Delta op, on either side. */
 export interface QuillOp {
@@ -28,6 +37,7 @@ export interface QuillForSync {
   updateContents(delta: { ops: QuillOp[] } | QuillOp[], source?: unknown): unknown;
   setContents(delta: { ops: QuillOp[] } | QuillOp[], source?: unknown): unknown;
   getLength(): number;
+  getContents(index?: number, length?: number): { ops: QuillOp[] };
   getText(index: number, length: number): string;
   getSelection(): { index: number; length: number } | null;
   setSelection(index: number, length: number, source?: unknown): void;
@@ -61,6 +71,44 @@ function isBreak(insert: unknown, key: string): boolean {
   return typeof insert === 'object' && insert !== null && (insert as Record<string, unknown>)[key] === true;
 }
 
+/** Quill's block formats that are a line's blot (one per line), in the renderer's order of precedence ([RT-P1]). */
+const LINE_BLOTS = ['table', 'list', 'code-block', 'header', 'blockquote'] as const;
+
+/**
+ * The indices of the "\n"s a change inserted or formatted, in the document after it (`ops` is the change, in the
+ * positions of either side: they are the same).
+ */
+function touchedEnds(ops: readonly QuillOp[], lineEnds: (from: number, length: number) => number[]): number[] {
+  const out: number[] = [];
+  let pos = 0;
+  for (const op of ops) {
+    if (op.delete !== undefined) continue;
+    const n = op.insert !== undefined ? (typeof op.insert === 'string' ? op.insert.length : 1) : typeof op.retain === 'number' ? op.retain : 1;
+    if (typeof op.insert === 'string') {
+      for (let i = op.insert.indexOf('\n'); i >= 0; i = op.insert.indexOf('\n', i + 1)) out.push(pos + i);
+    } else if (op.retain !== undefined && op.attributes !== undefined) out.push(...lineEnds(pos, n));
+    pos += n;
+  }
+  return out;
+}
+
+/** The attributes of each "\n" at one of `wanted` (ascending indices) in `ops`, a document's ops from index `from`. */
+function lineAttrs(ops: readonly QuillOp[], from: number, wanted: readonly number[]): Map<number, Record<string, unknown>> {
+  const out = new Map<number, Record<string, unknown>>();
+  let pos = from;
+  let k = 0;
+  while (k < wanted.length && wanted[k]! < from) k++;
+  for (const op of ops) {
+    if (k >= wanted.length) break;
+    const n = typeof op.insert === 'string' ? op.insert.length : 1;
+    for (; k < wanted.length && wanted[k]! < pos + n; k++) {
+      if (typeof op.insert === 'string' && op.insert[wanted[k]! - pos] === '\n') out.set(wanted[k]!, op.attributes ?? {});
+    }
+    pos += n;
+  }
+  return out;
+}
+
 /** Shared-text ops → Quill ops. */
 export function toQuill(ops: readonly QuillOp[]): QuillOp[] {
   return ops.map((op) => (isBreak(op.insert, 'break') ? { ...op, insert: { [QUILL_BREAK]: true } } : op));
@@ -80,6 +128,7 @@ export class QuillSync {
     ytext.observe(this.onRemote);
     quill.on('editor-change', this.onQuill);
     quill.setContents(toQuill(ytext.toDelta() as QuillOp[]), this);
+    this.showLines(this.lineEnds(0, quill.getLength()));
   }
 
   destroy(): void {
@@ -93,6 +142,7 @@ export class QuillSync {
       op.insert === undefined ? op : { ...op, attributes: { ...this.unset, ...(op.attributes ?? {}) } },
     );
     this.quill.updateContents(ops, this);
+    this.showLines(touchedEnds(ops, this.lineEnds));
     // Quill's document always ends with a "\n" of its own; it is the shared text's last one when the shared text ends
     // with a "\n" (a Delta document does), else one more (a plain text seeded by a textarea). A remote change that
     // gives the shared text a final "\n" (forceSync with a Delta over a plain text) leaves Quill with both: Quill
@@ -101,6 +151,7 @@ export class QuillSync {
     if (length === this.ytext.length + 1 && this.quill.getText(length - 2, 1) === '\n') {
       const selection = this.quill.getSelection();
       this.quill.setContents(toQuill(this.ytext.toDelta() as QuillOp[]), this);
+      this.showLines(this.lineEnds(0, this.quill.getLength()));
       if (selection) this.quill.setSelection(selection.index, selection.length, this);
     }
   };
@@ -112,5 +163,54 @@ export class QuillSync {
     if (source === this) return;
     const ops = fromQuill(delta.ops);
     this.ytext.doc!.transact(() => this.ytext.applyDelta(ops), this);
+    this.showLines(touchedEnds(delta.ops, this.lineEnds));
   };
+
+  /** The indices of the "\n"s in Quill's [from, from + length). */
+  private readonly lineEnds = (from: number, length: number): number[] => {
+    const out: number[] = [];
+    let pos = from;
+    for (const op of this.quill.getContents(from, length).ops) {
+      if (typeof op.insert !== 'string') {
+        pos++;
+        continue;
+      }
+      for (let i = op.insert.indexOf('\n'); i >= 0; i = op.insert.indexOf('\n', i + 1)) out.push(pos + i);
+      pos += op.insert.length;
+    }
+    return out;
+  };
+
+  /**
+   * Gives each line ending at one of `ends` (indices of "\n"s, in both documents) the one line blot the renderer
+   * shows for the shared text's attributes there, and none of the others.
+   */
+  private showLines(ends: readonly number[]): void {
+    if (ends.length === 0) return;
+    const registry = this.quill.scroll.registry;
+    const blots = LINE_BLOTS.filter((name) => registry.query(name));
+    const wanted = [...new Set(ends)].sort((a, b) => a - b);
+    const first = wanted[0]!;
+    const sharedAttrs = lineAttrs(this.ytext.toDelta() as QuillOp[], 0, wanted);
+    const shownAttrs = lineAttrs(this.quill.getContents(first, wanted[wanted.length - 1]! + 1 - first).ops, first, wanted);
+    const change: QuillOp[] = [];
+    let done = 0;
+    for (const at of wanted) {
+      const attrs = sharedAttrs.get(at);
+      const shown = shownAttrs.get(at);
+      if (attrs === undefined || shown === undefined) continue;
+      const canonical = sanitizeBlock(attrs) as Record<string, unknown>;
+      const winner = blots.find((name) => canonical[name] !== undefined);
+      const format: Record<string, unknown> = {};
+      // The others first: Quill replaces the line's blot with each block format it is given, the last one staying.
+      for (const name of blots) if (name !== winner && shown[name] !== undefined && shown[name] !== null) format[name] = null;
+      // Quill names a code block's language ('plain' for the shared text's `true`): any value shows the code block.
+      if (winner !== undefined && (winner === 'code-block' ? shown[winner] == null : shown[winner] !== canonical[winner])) format[winner] = canonical[winner];
+      if (Object.keys(format).length === 0) continue;
+      change.push({ retain: at - done }, { retain: 1, attributes: format });
+      done = at + 1;
+    }
+    if (change.length > 0) this.quill.updateContents(change, this);
+  }
+
 }
