@@ -418,14 +418,12 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
 }
 
 /**
- * Word checks reported as todos (with what is known) instead of failing, by editor. Open on the flat binding: a run
- * converges (identical HTML, asserted) but may cut a few typed words (their tail missing, not moved) and, more
- * rarely, hold a word twice. The caret was checked to land on its intended index after every remote patch, so the
- * cut is looked for next in the binding's own deleting writes (issue "Rich text on one flat shared text").
+ * Word checks reported as todos (with what is known) instead of failing, by editor. TinyMCE: about one run in six
+ * from a fresh seed still loses a typed word (not yet traced; the writes that deleted kept text, a paste's bounds
+ * and a two-place change diffed as one range, are fixed in replaceLines). Froala: none known.
  */
-const WORDS_OPEN = 'a word may be cut or doubled under concurrent block changes (open: the binding\'s deleting writes)';
-const MISSING_OPEN: Record<string, string> = { froala: WORDS_OPEN, tinymce: WORDS_OPEN };
-const DOUBLED_OPEN: Record<string, string> = { froala: WORDS_OPEN, tinymce: WORDS_OPEN };
+const MISSING_OPEN: Record<string, string> = { tinymce: 'a typed word may rarely be lost in TinyMCE (issue "Rich text on one flat shared text")' };
+const DOUBLED_OPEN: Record<string, string> = {};
 
 /** The checks after a run (convergence is checked in the run): no word missing, none doubled; todos where listed above. */
 async function assertWords(t: TestContext, driver: RichTextDriver, result: Integrity): Promise<void> {
