@@ -62,9 +62,25 @@ async function indexOf(peer: Peer, kind: Kind, word: string): Promise<number> {
   return i;
 }
 
-/** Focuses the editor and selects [from, to) in its own positions. */
-async function select(peer: Peer, kind: Kind, from: number, to: number): Promise<void> {
-  await peer.page.evaluate(([k, a, b]) => {
+/**
+ * Focuses the editor and selects [from, to) in its own positions; with `word`, the positions are `from`/`to` units
+ * around its first occurrence, found in the same step in the page (a peer's change can arrive between two steps and
+ * move the word).
+ */
+async function select(peer: Peer, kind: Kind, from: number, to: number, word?: string): Promise<void> {
+  await peer.page.evaluate(([k, a0, b0, w]) => {
+    const ta = document.getElementById('editor') as HTMLTextAreaElement;
+    let a = a0;
+    let b = b0;
+    if (w !== null) {
+      const text = k === 'quill'
+        ? (window.quill as unknown as QuillApi).getContents().ops.map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('')
+        : k === 'codemirror' ? window.cm!.getValue() : ta.value;
+      const at = text.indexOf(w);
+      if (at < 0) throw new Error(`the editor does not show ${JSON.stringify(w)}`);
+      a += at;
+      b += at;
+    }
     if (k === 'quill') {
       (window.quill as unknown as QuillApi).focus();
       (window.quill as unknown as QuillApi).setSelection(a, b - a, 'user');
@@ -73,24 +89,22 @@ async function select(peer: Peer, kind: Kind, from: number, to: number): Promise
       cm.focus();
       cm.setSelection(cm.posFromIndex(a), cm.posFromIndex(b));
     } else {
-      const el = document.getElementById('editor') as HTMLTextAreaElement;
-      el.focus();
-      el.setSelectionRange(a, b);
+      ta.focus();
+      ta.setSelectionRange(a, b);
     }
-  }, [kind, from, to] as const);
+  }, [kind, from, to, word ?? null] as const);
 }
 
 /** Types `text` right after (or before) `word`. */
 async function typeBy(peer: Peer, kind: Kind, word: string, side: 'after' | 'before', text: string): Promise<void> {
-  const at = (await indexOf(peer, kind, word)) + (side === 'after' ? word.length : 0);
-  await select(peer, kind, at, at);
+  const at = side === 'after' ? word.length : 0;
+  await select(peer, kind, at, at, word);
   await peer.page.keyboard.type(text);
 }
 
 /** Deletes `text` (its first occurrence) with Backspace over a selection. */
 async function remove(peer: Peer, kind: Kind, text: string): Promise<void> {
-  const at = await indexOf(peer, kind, text);
-  await select(peer, kind, at, at + text.length);
+  await select(peer, kind, 0, text.length, text);
   await peer.page.keyboard.press('Backspace');
 }
 

@@ -62,8 +62,8 @@ export interface EditBounds {
 }
 
 /**
- * Replaces lines `from` (inclusive) to `to` (exclusive) of the document with `lines`, as one character diff (the
- * common start and end kept, the middle deleted and inserted) plus format calls where kept characters' attributes
+ * Replaces lines `from` (inclusive) to `to` (exclusive) of the document with `lines`, as a character diff (the
+ * common start and end kept, and every run the middle shares) plus format calls where kept characters' attributes
  * differ ([RT-E3]). So concurrent typing in the kept characters stays where it was typed. Without `bounds` the
  * diff keeps as much as matches, which may pair a new character with an equal old one next to the edit (`w4q` →
  * `w5q` keeps `w` and `q`); a caller that knows where the edit happened passes `bounds` so that new text is new.
