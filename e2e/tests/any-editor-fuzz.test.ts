@@ -369,7 +369,8 @@ async function fuzzRun(label: string, seed: number): Promise<Integrity> {
 
 /**
  * Open (issue "One document, any editor"): the three editors converge, but in this run Froala's image plugin throws
- * (`selectNode` on an image a remote patch removed) and most of Bob's words typed in Froala are missing. The run and
+ * (its image `load` handler selects an `<img>` the binding's re-render replaced) and most of Bob's words typed in
+ * Froala are missing. The run and
  * its checks are reported as todos, with their output, until that is fixed.
  */
 const OPEN = 'Froala\'s typing is lost in the three-editor run while its image plugin throws (open)';
