@@ -35,6 +35,9 @@ function find(word, nth) {
   throw new Error('text not found: ' + word);
 }
 function setRange(a, ao, b, bo) {
+  // A caret placed in the text leaves Froala's image edit mode, as the user's click into the text does (Froala
+  // selects the image it inserted once it loads, and handles Enter there on the image).
+  if (kind === 'froala' && F.image && F.image.get && F.image.get()) F.image.exitEdit(true);
   var r = root().ownerDocument.createRange();
   r.setStart(a, ao); r.setEnd(b, bo);
   if (kind === 'tinymce') T.selection.setRng(r);

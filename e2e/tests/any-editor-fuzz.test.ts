@@ -79,9 +79,6 @@ function insertImage(r1, r2, src) {
   var el = caretElement();
   if (el && el.closest('pre')) return false;
   run('image', { src: src });
-  // Froala selects the image it inserted (its image edit mode takes the keys); a user goes on by clicking into the
-  // text, which leaves that mode. The fuzz's next operation sets the selection directly, so it leaves it here.
-  if (kind === 'froala' && F.image && F.image.exitEdit) F.image.exitEdit(true);
   return true;
 }
 /** A block change, except a code block made of a line with an image (Quill shows none there: see the note above FORMATS). */

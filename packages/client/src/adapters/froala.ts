@@ -23,6 +23,8 @@ interface FroalaLike {
   placeholder?: { refresh?(): void };
   button?: { bulkRefresh?(): void };
   edit?: { on(): void; off(): void };
+  /** Froala's image plugin: `get()` is the image in its edit mode (a jQuery-like list), if any. */
+  image?: { get?(): ArrayLike<Element> | null | undefined; exitEdit?(force?: boolean): void };
 }
 
 function isFroala(editor: unknown): editor is FroalaLike {
@@ -104,8 +106,20 @@ class FroalaHost implements RichTextHost {
   }
 
   contentUpdated(): void {
+    this.leaveRemovedImage();
     this.editor.placeholder?.refresh?.();
     this.refreshButtons();
+  }
+
+  /**
+   * Froala's image edit mode holds on to its `<img>` and handles the next keys (Enter, resize) on it. When a
+   * change from a collaborator removed or re-rendered that image, the mode is left, as a click elsewhere leaves it;
+   * otherwise those keys act on a detached node (Froala's `selectNode` throws) instead of the text.
+   */
+  private leaveRemovedImage(): void {
+    const image = this.editor.image;
+    const img = image?.get?.()?.[0];
+    if (img && !img.isConnected) image?.exitEdit?.(true);
   }
 
   private refreshButtons(): void {

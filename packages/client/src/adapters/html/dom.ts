@@ -3,6 +3,7 @@
  * `<template>`, where nothing runs or loads; the HTML comes from the renderer, every value escaped), the comparison
  * that tells whether a node already shows its block the canonical way, and the minimal patcher.
  */
+import { alignNodes } from './align.js';
 import { EDITOR_DIALECT, escapeAttr, escapeText, type HtmlNode, type RenderOptions } from 'wave-richtext';
 
 /** How one editor's DOM differs from plain content, beyond the markers the parser skips (`EDITOR_DIALECT`). */
@@ -93,9 +94,6 @@ export function patchNodes(parent: Node, region: readonly Node[], fresh: readonl
   return out;
 }
 
-/** Elements whose children are blocks: whitespace text between those is source formatting. */
-const BLOCK_HOLDERS = new Set(['ul', 'ol', 'blockquote', 'table', 'tbody', 'thead', 'tfoot', 'tr']);
-
 function isBlankText(node: Node): boolean {
   return isText(node) && /^[ \t\n\r]*$/.test(node.data);
 }
@@ -125,31 +123,35 @@ export function morph(target: Element, source: Element, d: EditorDialect): void 
       dropShadow(attr.name);
     }
   }
-  let t: Node | null = target.firstChild;
-  const skipped = (n: Node | null): Node | null => {
-    while (n && isElement(n) && skip(n)) n = n.nextSibling;
-    return n;
-  };
-  for (const s of Array.from(source.childNodes)) {
-    t = skipped(t);
-    // Whitespace between block tags is formatting the model does not keep.
-    while (t && isElement(s) && isBlankText(t) && BLOCK_HOLDERS.has(target.localName.toLowerCase())) {
-      const next: Node | null = t.nextSibling;
-      t.parentNode?.removeChild(t);
-      t = skipped(next);
+  patchChildren(target, source, d);
+}
+
+/**
+ * Turns `target`'s children into `source`'s: the longest in-order pairing of compatible nodes is kept and patched
+ * (so an element the editor holds on to, such as an `<img>` whose `load` handler is pending, survives a change
+ * beside it), the rest of `target` is removed and the rest of `source` inserted in place. The editor's markers
+ * (`EDITOR_DIALECT.skip`) are neither paired nor removed.
+ */
+function patchChildren(target: Element, source: Element, d: EditorDialect): void {
+  const live = Array.from(target.childNodes).filter((n) => !(isElement(n) && skip(n)));
+  const want = Array.from(source.childNodes);
+  const pair = alignNodes(live, want, (t, s) => compatible(t, s, d));
+  const kept = new Set<Node>();
+  for (const k of pair) if (k >= 0) kept.add(live[k]!);
+  for (const n of live) if (!kept.has(n)) target.removeChild(n);
+  // Backwards, so each new node goes before the (kept or inserted) node that follows it.
+  let next: Node | null = null;
+  for (let j = want.length - 1; j >= 0; j--) {
+    const k = pair[j]!;
+    if (k < 0) {
+      target.insertBefore(want[j]!, next);
+      next = want[j]!;
+      continue;
     }
-    if (t && compatible(t, s, d)) {
-      if (isText(t)) setText(t, (s as Text).data);
-      else morph(t as Element, s as Element, d);
-      t = t.nextSibling;
-    } else {
-      target.insertBefore(s, t);
-    }
-  }
-  while (t) {
-    const next: Node | null = t.nextSibling;
-    if (!(isElement(t) && skip(t))) target.removeChild(t);
-    t = next;
+    const t = live[k]!;
+    if (isText(t)) setText(t, (want[j] as Text).data);
+    else morph(t as Element, want[j] as Element, d);
+    next = t;
   }
 }
 
