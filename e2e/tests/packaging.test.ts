@@ -89,10 +89,17 @@ describe('the packed packages, installed outside the repository', () => {
       `${JSON.stringify({ name: 'wave-packaging-app', private: true, type: 'module', allowScripts: { 'better-sqlite3': true } }, null, 2)}\n`,
     );
     // Dependencies (and peer dependencies: yjs, quill) come from the registry, from npm's cache when it has them.
-    // better-sqlite3 compiles its native module (no prebuilt binary can be downloaded here): on every core (JOBS).
+    // better-sqlite3's install (prebuild-install) looks for a prebuilt binary before compiling; none can be
+    // downloaded here, so the repository's own build of the same version is offered as a local prebuild, under the
+    // name prebuild-install looks for. Another version finds none and compiles, on every core (JOBS).
+    const prebuilds = join(work, 'prebuilds');
+    mkdirSync(prebuilds);
+    const sqlite = join(REPO_ROOT, 'node_modules', 'better-sqlite3');
+    const sqliteVersion = (JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string }).version;
+    await run('tar', ['czf', join(prebuilds, `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`), 'build/Release/better_sqlite3.node'], { cwd: sqlite });
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((f) => join(tarballs, f))], {
       cwd: app,
-      env: { ...process.env, JOBS: 'max' },
+      env: { ...process.env, JOBS: 'max', npm_config_better_sqlite3_local_prebuilds: prebuilds },
       maxBuffer: 16 * 1024 * 1024,
     });
 
