@@ -10,6 +10,7 @@ import { withScene, type Peer, type Scene } from '../lib/browser.ts';
 import { codemirror, quill, textarea, type EditorDriver } from '../lib/drivers.ts';
 import { froala, tinymce, type RichTextDriver } from '../lib/richtext-drivers.ts';
 import { openNodeWriter, type DeltaOp } from '../lib/node-writer.ts';
+import { command } from '../lib/richtext.ts';
 import { drawn, near, selectWord, union, until, wordBox, type PresenceKind } from '../lib/presence.ts';
 import type { WaveServer } from '../lib/server.ts';
 import { freshDocId } from '../lib/util.ts';
@@ -419,6 +420,41 @@ for (const rich of [froala, tinymce] as RichTextDriver[]) {
     });
   });
 }
+
+describe('Quill, Froala and TinyMCE on one document', () => {
+  it('a table written in TinyMCE survives Quill typing around and inside it and is still a table in Froala; Froala and TinyMCE see each other\'s typing and carets', { timeout: TIMEOUT_MS }, async () => {
+    await withScene(browser, server, 'any-three-table', async (scene) => {
+      const doc = freshDocId('any-three-table');
+      const cid = await scene.open('Cid', tinymce, { doc });
+      await command(cid.page, 'setHtml', { html: '<p>before</p><table><tbody><tr><td>c1</td><td>c2</td></tr><tr><td>c3</td><td>c4</td></tr></tbody></table><p>after</p>' });
+      const ann = await scene.open('Ann', quill, { doc });
+      const bob = await scene.open('Bob', froala, { doc });
+      await until('Quill to show the table and the paragraphs', () => plain(ann, 'quill'), (t) => t === 'before\nc1\nc2\nc3\nc4\nafter\n');
+      await typeBy(ann, 'quill', 'before', 'after', ' more');
+      await typeBy(ann, 'quill', 'c1', 'after', 'X');
+      await typeBy(ann, 'quill', 'after', 'after', ' end');
+      const table = (html: string) => html.replace(/\s*\n\s*/g, '');
+      const shows = (html: string) => {
+        const h = table(html);
+        return h.includes('before more') && h.includes('after end') && /<table[^>]*>.*<td[^>]*>c1X<\/td><td[^>]*>c2<\/td><\/tr><tr[^>]*><td[^>]*>c3<\/td><td[^>]*>c4<\/td>.*<\/table>/.test(h);
+      };
+      const froalaHtml = await until("Froala to show Quill's typing and TinyMCE's table, two rows of two cells", () => froala.html(bob.page), shows);
+      assert.equal(table(froalaHtml).split('<table').length, 2, `one table in Froala: ${froalaHtml}`);
+      await until("TinyMCE to show Quill's typing in its table", () => tinymce.html(cid.page), shows);
+      // Froala and TinyMCE: typing in a cell crosses, and so do carets.
+      await froala.focusEnd(bob.page);
+      await selectWord(bob.page, 'froala', 'c4');
+      await bob.page.keyboard.press('End');
+      await froala.type(bob.page, 'F');
+      await until("TinyMCE to show Froala's typing in the last cell", () => tinymce.html(cid.page), (h) => /<td[^>]*>c4F<\/td>/.test(table(h)));
+      await selectWord(bob.page, 'froala', 'before');
+      await caretOnWord(cid.page, 'tinymce', 'Bob', 'before');
+      await selectWord(cid.page, 'tinymce', 'after');
+      await caretOnWord(bob.page, 'froala', 'Cid', 'after');
+      await caretOnWord(ann.page, 'quill', 'Cid', 'after');
+    });
+  });
+});
 
 function sortedJson(o: Record<string, unknown>): string {
   return JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b))));
