@@ -190,7 +190,10 @@ class Reader {
     if (DROPPED.has(tag) || this.dialect.skip(node)) return;
     if (this.dialect.unwrap(node)) return this.children(node, ctx, marks);
     if (tag === 'br') {
-      this.open(ctx).push({ insert: { break: true } });
+      // In a code block a line break ends the code line, as a "\n" there does ([RT-C1]): Froala and TinyMCE spell
+      // Enter in a `<pre>` as `<br>`, and a code line holds no break (Quill's code block cannot show one).
+      if (ctx.code) this.flush(true, ctx);
+      else this.open(ctx).push({ insert: { break: true } });
       return;
     }
     if (tag === 'img') return this.image(node, ctx, marks);
