@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lib0PureDomSchemas } from './build-plugins.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, 'dist', 'cdn');
@@ -21,5 +22,6 @@ await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
+  plugins: [lib0PureDomSchemas],
 });
 await copyFile(join(here, 'src', 'wave.client.css'), join(out, 'wave.client.css'));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffAtCursor, mapIndex, minimalSplices, type Splice } from '../src/adapters/text-diff.js';
+import { diffAtCursor, mapIndex } from '../src/adapters/text-diff.js';
 import { AckTracker } from '../src/core/ack-tracker.js';
 
 function apply(s: string, d: { index: number; remove: number; insert: string }): string {
@@ -32,58 +32,6 @@ test('diffAtCursor result always transforms before into after (random)', () => {
     const after = randStr(Math.floor(rnd() * 8));
     const cursor = Math.floor(rnd() * (after.length + 2)) - 1;
     assert.equal(apply(before, diffAtCursor(before, after, cursor)), after, `seed ${seed} case ${i}: ${JSON.stringify([before, after, cursor])}`);
-  }
-});
-
-/** `splices` (ascending, indices in `before`) applied to `before`. */
-function applyAll(before: string, splices: readonly Splice[]): string {
-  let out = '';
-  let from = 0;
-  for (const s of splices) {
-    assert.ok(s.index >= from, `ascending and apart: ${JSON.stringify(splices)}`);
-    out += before.slice(from, s.index) + s.insert;
-    from = s.index + s.remove;
-  }
-  return out + before.slice(from);
-}
-
-test('minimalSplices keeps every character the two texts share: re-spelled spaces around a word leave the word alone', () => {
-  const before = '\u00a0ann\u00a0 cid7q';
-  const after = '\u00a0 ann \u00a0cid7q';
-  const splices = minimalSplices(before, after);
-  assert.equal(applyAll(before, splices), after);
-  // "ann" (indices 1-3) is in no splice.
-  for (const s of splices) assert.ok(s.index + s.remove <= 1 || s.index >= 4, `"ann" untouched: ${JSON.stringify(splices)}`);
-  assert.deepEqual(minimalSplices('same', 'same'), []);
-  // A paste removed the words before "ann41q": its characters stay one run, not "ann4" of "ann48q" plus "1q".
-  const pasted = minimalSplices('\u00a0ann48q ann19q\u00a0cid24q\u00a0 ann41q cid25q', '\u00a0ann41q cid25q');
-  assert.deepEqual(pasted, [{ index: 1, remove: 22, insert: '' }]);
-});
-
-test('minimalSplices places an ambiguous insertion or deletion at the caret', () => {
-  assert.deepEqual(minimalSplices('aa', 'aaa', 1), [{ index: 0, remove: 0, insert: 'a' }]);
-  assert.deepEqual(minimalSplices('aa', 'aaa', 3), [{ index: 2, remove: 0, insert: 'a' }]);
-  assert.deepEqual(minimalSplices('abba', 'aba', 1), [{ index: 1, remove: 1, insert: '' }]);
-});
-
-test('minimalSplices transforms before into after and never splits a surrogate pair (random)', () => {
-  const seed = 4321;
-  let x = seed;
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const alphabet = ['a', 'b', ' ', '\u00a0', '😀', '😃', '\n'];
-  const randStr = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
-  const wholePairs = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
-  for (let i = 0; i < 3000; i++) {
-    const before = randStr(Math.floor(rnd() * 10));
-    const after = randStr(Math.floor(rnd() * 10));
-    const cursor = Math.floor(rnd() * (after.length + 2)) - 1;
-    const splices = minimalSplices(before, after, cursor);
-    const what = `seed ${seed} case ${i}: ${JSON.stringify([before, after, cursor, splices])}`;
-    assert.equal(applyAll(before, splices), after, what);
-    for (const s of splices) {
-      assert.ok(wholePairs(s.insert) && wholePairs(before.slice(s.index, s.index + s.remove)), `whole characters: ${what}`);
-      assert.ok(s.remove > 0 || s.insert.length > 0, `no empty splice: ${what}`);
-    }
   }
 });
 

@@ -1,10 +1,7 @@
 /**
- * Plain-string diffs for the adapters: a single splice that places an ambiguous change at the caret (textarea, a
- * key press in rich text), minimal splices that keep every unchanged character (rich-text writes), and index
- * mapping through a Yjs text delta.
+ * Plain-string diffs for the plain-text adapters: a single splice that places an ambiguous change at the caret, and
+ * index mapping through a Yjs text delta.
  */
-import DiffMatchPatch from 'diff-match-patch';
-
 export interface Splice {
   index: number;
   remove: number;
@@ -46,71 +43,6 @@ function outerSplice(before: string, after: string): Splice {
   if (start > 0 && isHighSurrogate(before.charCodeAt(start - 1))) start--;
   if (end > 0 && isLowSurrogate(before.charCodeAt(before.length - end))) end--;
   return { index: start, remove: before.length - start - end, insert: after.slice(start, after.length - end) };
-}
-
-const dmp = new DiffMatchPatch();
-// A diff that runs out of time is coarser (larger splices), never wrong; a keystroke must not wait a second.
-dmp.Diff_Timeout = 0.05;
-
-/**
- * The splices turning `before` into `after`, ascending and non-overlapping, with `index` in `before`: the runs the
- * two share stay out of them (diff-match-patch's character diff with its semantic cleanup), so that text written
- * from an editor does not delete and re-insert characters it did not change — in a shared document those may be a
- * collaborator's word still being typed. A change at the caret (`cursor`, an index in `after`; -1 for none) that
- * is one insertion or deletion is placed there. Surrogate pairs are never split.
- */
-export function minimalSplices(before: string, after: string, cursor = -1): Splice[] {
-  if (before === after) return [];
-  const atCursor = spliceAtCursor(before, after, cursor);
-  if (atCursor) return widenToCodePoints(before, [atCursor]);
-  const diffs = dmp.diff_main(before, after, false);
-  // Semantic cleanup drops short coincidental matches between larger changes ("ann4" of "ann48q" kept as the start
-  // of "ann41q" when a paste removes what lies between them: a concurrent insertion there would land inside the
-  // word). A word between two one-character changes, such as re-spelled spaces, is longer than both and stays.
-  dmp.diff_cleanupSemantic(diffs);
-  const out: Splice[] = [];
-  let index = 0;
-  for (const [op, text] of diffs) {
-    if (op === DiffMatchPatch.DIFF_EQUAL) {
-      index += text.length;
-      continue;
-    }
-    let last = out[out.length - 1];
-    if (!last || last.index + last.remove < index) out.push((last = { index, remove: 0, insert: '' }));
-    if (op === DiffMatchPatch.DIFF_DELETE) {
-      last.remove += text.length;
-      index += text.length;
-    } else last.insert += text;
-  }
-  return widenToCodePoints(before, out);
-}
-
-/**
- * Grows splices whose edge falls inside a surrogate pair by that unchanged unit (a text holds whole pairs, so a high
- * surrogate right before a splice or a low one right after it belongs to a character the splice cuts), joining
- * splices that then touch.
- */
-function widenToCodePoints(before: string, splices: readonly Splice[]): Splice[] {
-  const out: Splice[] = [];
-  for (const s of splices) {
-    let { index, remove, insert } = s;
-    if (index > 0 && isHighSurrogate(before.charCodeAt(index - 1))) {
-      index--;
-      remove++;
-      insert = before[index]! + insert;
-    }
-    const end = index + remove;
-    if (end < before.length && isLowSurrogate(before.charCodeAt(end))) {
-      remove++;
-      insert += before[end]!;
-    }
-    const prev = out[out.length - 1];
-    if (prev && prev.index + prev.remove === index) {
-      prev.remove += remove;
-      prev.insert += insert;
-    } else out.push({ index, remove, insert });
-  }
-  return out;
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -1,7 +1,7 @@
 /**
  * The plain-text view of the shared `Y.Text` for the editors that show text only (textarea, CodeMirror 5) and for the
- * session's plain-text patches (re-applying unsynced edits after a reset, reset.ts), and the mapping between plain
- * positions and the `Y.Text`'s.
+ * session's re-applying of unsynced edits after a reset (reset.ts), and the mapping between plain positions and the
+ * `Y.Text`'s.
  *
  * The shared text may be rich (RICHTEXT.md): formats are attributes, and an embed is one position of the `Y.Text`
  * that `toString()` leaves out. The plain view shows it as wave-richtext's `renderText` does [RT-R3]: every string

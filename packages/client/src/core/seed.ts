@@ -4,14 +4,14 @@
  * of this user: never re-applied) or `REAPPLY_ORIGIN` (shown by adapters like a remote edit).
  */
 import type * as Y from 'yjs';
-import { applyEdits, plainText, writeDifference, type Patches } from './reset.js';
+import { applyEdits, plainText, writeDifference, type Edits } from './reset.js';
 import { REAPPLY_ORIGIN, SEED_ORIGIN, type DocBinding } from './session-types.js';
 
 export interface SeedSource {
   /** The doc holds content kept by offline persistence for this very epoch (this client seeded it before, R3). */
   kept: boolean;
   /** Unsynced edits captured at a reset, or null. */
-  patches: Patches | null;
+  edits: Edits | null;
   /** At that reset the editor was bound, so it shows those edits itself. */
   editorShowsEdits: boolean;
 }
@@ -24,8 +24,8 @@ export function writeSeed(doc: Y.Doc, binding: DocBinding, source: SeedSource): 
   const name = binding.textName;
   doc.transact(() => {
     if (!source.kept) binding.seed(doc);
-    if (source.patches && name && !source.editorShowsEdits) {
-      writeDifference(doc.getText(name), applyEdits(source.patches, plainText(doc.getText(name))));
+    if (source.edits && name && !source.editorShowsEdits) {
+      writeDifference(doc.getText(name), applyEdits(source.edits, plainText(doc.getText(name))));
     }
   }, SEED_ORIGIN);
 }
@@ -34,17 +34,17 @@ export function writeSeed(doc: Y.Doc, binding: DocBinding, source: SeedSource): 
  * Seeds with the host's stored copy (`fetchDocOnNetworkReconnect`) plus this client's unsynced edits, into the text
  * named `name`; without a copy (`base` null), with the editor's content.
  */
-export function writeHostCopySeed(doc: Y.Doc, binding: DocBinding, base: string | null, patches: Patches, name: string): void {
+export function writeHostCopySeed(doc: Y.Doc, binding: DocBinding, base: string | null, edits: Edits, name: string): void {
   const ytext = doc.getText(name);
   doc.transact(() => {
     if (base === null) binding.seed(doc);
-    else ytext.insert(0, applyEdits(patches, base));
+    else ytext.insert(0, applyEdits(edits, base));
   }, SEED_ORIGIN);
 }
 
 /** After a reset, writes the captured unsynced edits onto the new session's content (text `name`) as new local edits. */
-export function reapplyEdits(doc: Y.Doc, patches: Patches, name: string): void {
+export function reapplyEdits(doc: Y.Doc, edits: Edits, name: string): void {
   const ytext = doc.getText(name);
-  const merged = applyEdits(patches, plainText(ytext));
+  const merged = applyEdits(edits, plainText(ytext));
   doc.transact(() => writeDifference(ytext, merged), REAPPLY_ORIGIN);
 }

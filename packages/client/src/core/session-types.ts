@@ -38,7 +38,7 @@ export interface DocBinding {
   flushLocal?(): void;
   /**
    * Name of the `Y.Text` the editor binds to, for editors whose content is one text (text, B, C). When set, a
-   * session reset re-applies unsynced edits as text patches; without it they are kept only when this client seeds.
+   * session reset re-applies unsynced edits as text; without it they are kept only when this client seeds.
    */
   readonly textName?: string;
   /** Makes the editor read-only (`true`) or editable again, when the server's permission changes (issue #6). */

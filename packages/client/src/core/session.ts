@@ -10,7 +10,7 @@ import { CloseCode, DOC_FORMAT, MessageType, PROTOCOL_VERSION, SERVER_ERRORS, Sy
 import { META_MAP, META_REPLACED_KEY, type ErrorCode, type HelloPayload, type Message, type WelcomePayload } from 'wave-protocol';
 import { AckTracker } from './ack-tracker.js';
 import { ConfirmedState } from './confirmed.js';
-import { captureEdits, plainText, type Patches } from './reset.js';
+import { captureEdits, plainText, type Edits } from './reset.js';
 import { reapplyEdits, writeHostCopySeed, writeSeed } from './seed.js';
 import { CoeditError } from './errors.js';
 import { Connection } from './connection.js';
@@ -52,7 +52,7 @@ export class Session {
   private editorShowsEdits = false;
   private confirmed: ConfirmedState;
   /** Unsynced edits captured at a session reset, waiting to be re-applied on the new session's content (P8). */
-  private reapply: Patches | null = null;
+  private reapply: Edits | null = null;
   private epoch: number | undefined;
   private welcome: WelcomePayload | undefined;
   private readonly token: SessionToken;
@@ -337,13 +337,13 @@ export class Session {
       void this.seedFromHostCopy(epoch, this.reapply, this.opts.binding.textName);
       return;
     }
-    const patches = this.reapply;
+    const edits = this.reapply;
     this.reapply = null;
-    this.sendSeed(epoch, () => writeSeed(this.doc, this.opts.binding, { kept: this.keptContent, patches, editorShowsEdits: this.editorShowsEdits }));
+    this.sendSeed(epoch, () => writeSeed(this.doc, this.opts.binding, { kept: this.keptContent, edits, editorShowsEdits: this.editorShowsEdits }));
   }
 
   /** Seeds a new session with the host's stored copy plus this client's unsynced edits (hook, P8). */
-  private async seedFromHostCopy(epoch: number, patches: Patches, name: string): Promise<void> {
+  private async seedFromHostCopy(epoch: number, edits: Edits, name: string): Promise<void> {
     let base: string | null = null;
     try {
       base = (await this.opts.fetchHostCopy?.()) ?? null;
@@ -352,7 +352,7 @@ export class Session {
     }
     if (this.lifecycle.stopped || epoch !== this.epoch) return;
     this.reapply = null;
-    this.sendSeed(epoch, () => writeHostCopySeed(this.doc, this.opts.binding, base, patches, name));
+    this.sendSeed(epoch, () => writeHostCopySeed(this.doc, this.opts.binding, base, edits, name));
   }
 
   /**
@@ -381,10 +381,10 @@ export class Session {
   private onResync(): void {
     if (!this.bound) {
       this.bindEditor();
-      const patches = this.reapply;
+      const edits = this.reapply;
       const name = this.opts.binding.textName;
       this.reapply = null;
-      if (patches && name) reapplyEdits(this.doc, patches, name);
+      if (edits && name) reapplyEdits(this.doc, edits, name);
     }
     // Edits this client kept from before it was read-only (offline storage, a token that changed to `read`) will
     // never be taken by the server: the editor shows the shared document instead (S17).
