@@ -518,3 +518,31 @@ describe('Quill on a line whose shared attributes name two of its block formats'
     });
   });
 });
+
+describe('Quill on a line that is a code block for a while', () => {
+  // Quill's code block holds plain text only ([RT-C1]): Quill drops the inline formats of a line made a code block,
+  // and those written there by a peer. The shared text keeps them, and once the line is no code block Quill shows
+  // them again, as the HTML editors do.
+  it('the bold word of a line and the italic one a peer wrote while it was a code block show in Quill once it is a paragraph again', { timeout: TIMEOUT_MS }, async () => {
+    await withScene(browser, server, 'any-quill-code-marks', async (scene) => {
+      const doc = freshDocId('any-quill-code-marks');
+      const writer = await openNodeWriter(server, doc, [{ insert: 'alpha ' }, { insert: 'bold', attributes: { bold: true } }, { insert: ' gamma\nnext\n' }]);
+      try {
+        const ann = await scene.open('Ann', quill, { doc });
+        await until('Ann to show the document', () => plain(ann, 'quill'), (t) => t.includes('next'));
+        const y = writer.ytext;
+        const nl = y.toString().indexOf('\n');
+        const marks = async () => (await contents(ann)).filter((op) => typeof op.insert === 'string' && op.attributes && (op.attributes.bold || op.attributes.italic)).map((op) => `${op.insert as string}:${Object.keys(op.attributes!).sort().join(',')}`);
+        y.format(nl, 1, { 'code-block': true });
+        await until("Quill to show the line as a code block", () => quillLineFormats(ann, 'alpha'), (f) => f['code-block'] !== undefined);
+        y.format(y.toString().indexOf('gamma'), 'gamma'.length, { italic: true });
+        await writer.until('the italic word in the shared text', (delta) => delta.some((op) => op.insert === 'gamma' && op.attributes?.italic === true));
+        y.format(nl, 1, { 'code-block': null });
+        await until('Quill to show the bold and the italic word again', marks, (m) => m.join(' ') === 'bold:bold gamma:italic');
+        assert.deepEqual(await quillLineFormats(ann, 'alpha'), {}, 'a paragraph again');
+      } finally {
+        await writer.stop();
+      }
+    });
+  });
+});

@@ -13,7 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, 'dist');
 await mkdir(out, { recursive: true });
 
-const common = { bundle: true, platform: 'browser', target: ['es2020'], minify: true, legalComments: 'none', logLevel: 'warning', write: false, plugins: [lib0PureDomSchemas] };
+const common = { bundle: true, platform: 'browser', target: ['es2022'], minify: true, legalComments: 'none', logLevel: 'warning', write: false, plugins: [lib0PureDomSchemas] };
 const client = await build({ ...common, entryPoints: [join(here, 'src', 'client.ts')], format: 'iife', globalName: '__waveClient' });
 const plugin = await build({ ...common, entryPoints: [join(here, 'src', 'plugin.ts')], format: 'iife' });
 

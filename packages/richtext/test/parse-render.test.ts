@@ -85,6 +85,16 @@ describe('blocks', () => {
     assert.equal(renderHtml(lines), '<pre>a\n\n  b</pre>');
     assert.deepEqual(linesOf(renderHtml([L('', { 'code-block': true }), L('x', { 'code-block': true }), L('', { 'code-block': true })])), [L('', { 'code-block': true }), L('x', { 'code-block': true }), L('', { 'code-block': true })]);
   });
+
+  it('[RT-C1] a <br> in a <pre> ends the code line (Enter in Froala\'s and TinyMCE\'s code blocks); a last one is the placeholder', () => {
+    const code = (text: string) => L(text, { 'code-block': true });
+    assert.deepEqual(linesOf('<pre>a<br>b</pre>'), [code('a'), code('b')]);
+    assert.deepEqual(linesOf('<pre>a<br></pre>'), [code('a')]);
+    assert.deepEqual(linesOf('<pre>a<br><br></pre>'), [code('a'), code('')]);
+    assert.deepEqual(linesOf('<pre>a<br><br>b</pre>'), [code('a'), code(''), code('b')]);
+    assert.deepEqual(linesOf('<pre><br></pre>'), [code('')]);
+    assert.deepEqual(linesOf('<pre><strong>a</strong><br>b\nc</pre>'), [L('a', { 'code-block': true }, { bold: true }), code('b'), code('c')]);
+  });
 });
 
 describe('lists', () => {

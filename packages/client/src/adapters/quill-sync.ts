@@ -20,6 +20,9 @@
  *   shows for the shared attributes (`sanitizeBlock`, [RT-P1]: a table cell, else a list, else a code block, else a
  *   heading, else a quote), and none of the others. The shared text is not written: it keeps both keys, so that
  *   removing the shown one shows the other, in Quill as in the HTML editors.
+ * - Quill's code block holds plain text and drops the inline formats it is given; each line such a change touches
+ *   that is no code block is given the shared text's inline formats again, so a line that was a code block for a
+ *   while shows them as the HTML editors do ([RT-C1]).
  */
 import type * as Y from 'yjs';
 import { sanitizeBlock } from 'wave-richtext';
@@ -109,6 +112,41 @@ function lineAttrs(ops: readonly QuillOp[], from: number, wanted: readonly numbe
   return out;
 }
 
+/**
+ * A change giving the lines ending at `ends` (ascending "\n" indices) the inline formats `ops` (the shared text)
+ * has there. Quill's code block holds plain text only and drops the formats it is given ([RT-C1]); once the line is
+ * no code block, this shows them again, as the HTML editors do.
+ */
+function inlineFormatsOf(ops: readonly QuillOp[], ends: readonly number[]): QuillOp[] {
+  const newlines: number[] = [];
+  // The formatted text of the document: [from, to, attributes].
+  const runs: Array<[number, number, Record<string, unknown>]> = [];
+  let pos = 0;
+  for (const op of ops) {
+    if (typeof op.insert !== 'string') {
+      pos++;
+      continue;
+    }
+    for (let i = op.insert.indexOf('\n'); i >= 0; i = op.insert.indexOf('\n', i + 1)) newlines.push(pos + i);
+    if (op.attributes) runs.push([pos, pos + op.insert.length, op.attributes]);
+    pos += op.insert.length;
+  }
+  const change: QuillOp[] = [];
+  let done = 0;
+  for (const end of ends) {
+    const i = newlines.indexOf(end);
+    const start = i > 0 ? newlines[i - 1]! + 1 : 0;
+    for (const [a, b, attributes] of runs) {
+      const from = Math.max(a, start, done);
+      const to = Math.min(b, end);
+      if (to <= from) continue;
+      change.push({ retain: from - done }, { retain: to - from, attributes });
+      done = to;
+    }
+  }
+  return change;
+}
+
 /** Shared-text ops → Quill ops. */
 export function toQuill(ops: readonly QuillOp[]): QuillOp[] {
   return ops.map((op) => (isBreak(op.insert, 'break') ? { ...op, insert: { [QUILL_BREAK]: true } } : op));
@@ -191,9 +229,12 @@ export class QuillSync {
     const blots = LINE_BLOTS.filter((name) => registry.query(name));
     const wanted = [...new Set(ends)].sort((a, b) => a - b);
     const first = wanted[0]!;
-    const sharedAttrs = lineAttrs(this.ytext.toDelta() as QuillOp[], 0, wanted);
+    const shared = this.ytext.toDelta() as QuillOp[];
+    const sharedAttrs = lineAttrs(shared, 0, wanted);
     const shownAttrs = lineAttrs(this.quill.getContents(first, wanted[wanted.length - 1]! + 1 - first).ops, first, wanted);
     const change: QuillOp[] = [];
+    // Lines shown as no code block: they show the shared inline formats (formats Quill dropped in a code block).
+    const plain: number[] = [];
     let done = 0;
     for (const at of wanted) {
       const attrs = sharedAttrs.get(at);
@@ -206,11 +247,14 @@ export class QuillSync {
       for (const name of blots) if (name !== winner && shown[name] !== undefined && shown[name] !== null) format[name] = null;
       // Quill names a code block's language ('plain' for the shared text's `true`): any value shows the code block.
       if (winner !== undefined && (winner === 'code-block' ? shown[winner] == null : shown[winner] !== canonical[winner])) format[winner] = canonical[winner];
+      if (winner !== 'code-block') plain.push(at);
       if (Object.keys(format).length === 0) continue;
       change.push({ retain: at - done }, { retain: 1, attributes: format });
       done = at + 1;
     }
     if (change.length > 0) this.quill.updateContents(change, this);
+    const formats = inlineFormatsOf(shared, plain);
+    if (formats.length > 0) this.quill.updateContents(formats, this);
   }
 
 }

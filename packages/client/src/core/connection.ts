@@ -73,11 +73,6 @@ export class Connection {
     return this.socket !== null;
   }
 
-  /** The socket is open: messages can be sent. */
-  get isOpen(): boolean {
-    return this.socket !== null && this.socket.readyState === SOCKET_OPEN;
-  }
-
   /** `tokenAsked`: this attempt already asked the token function (a failed call does not hold the reconnect). */
   connect(tokenAsked = false): void {
     if (this.opts.lifecycle.stopped || this.awaitingToken) return;
