@@ -94,11 +94,24 @@ class TinymceHost implements RichTextHost {
     };
   }
 
+  /** A `nodeChanged()` is scheduled and not run yet. */
+  private nodeChangePending = false;
+
+  /**
+   * TinyMCE's `nodeChanged()` (toolbar state, its NodeChange event) costs several ms: it runs in a task of its own,
+   * once for any number of patches before it, so the patched text is painted first. It reads the selection Wave has
+   * already restored.
+   */
   contentUpdated(): void {
-    try {
-      this.editor.nodeChanged?.();
-    } catch {
-      /* toolbar state is cosmetic */
-    }
+    if (this.nodeChangePending) return;
+    this.nodeChangePending = true;
+    setTimeout(() => {
+      this.nodeChangePending = false;
+      try {
+        this.editor.nodeChanged?.();
+      } catch {
+        /* toolbar state is cosmetic */
+      }
+    }, 0);
   }
 }
