@@ -95,6 +95,9 @@ export interface WaveOptions {
   apiKey?: string;
 }
 
+/** Far above the clients of any run (scaling: 4,000 documents × 2 clients). */
+const MAX_CLIENTS_PER_RUN = 100_000;
+
 export async function startWave(options: WaveOptions = {}): Promise<RunningBenchServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'wave-bench-'));
   const store = `sqlite:${join(dataDir, 'wave.db')}`;
@@ -105,8 +108,10 @@ export async function startWave(options: WaveOptions = {}): Promise<RunningBench
     apiKey = (JSON.parse(execFileSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8' })) as { apiKey: string }).apiKey;
   }
   const port = await freePort();
+  // Every simulated client connects from 127.0.0.1, so the per-address connection cap (a guard against one abusive
+  // address, default 1,000) is raised above the largest run (4,000 documents × 2 clients); the peers have no such cap.
   const { child, url } = await spawnUntilListening(
-    [WAVE_CLI, 'start', '--host', '127.0.0.1', '--port', String(port), '--store', store],
+    [WAVE_CLI, 'start', '--host', '127.0.0.1', '--port', String(port), '--store', store, '--max-connections-per-address', String(MAX_CLIENTS_PER_RUN)],
     {},
     REPO_ROOT,
   );
