@@ -36,6 +36,8 @@ export interface LoadResult {
   /** Set by the scenarios: other processes stayed under the busy threshold; which attempt this was. */
   quiet?: boolean;
   attempt?: number;
+  /** hocuspocus-sqlite: documents its `store` callback wrote during the measured window, per second. */
+  storesPerSecond?: number;
   /** Raw delivery latencies, kept for the chart (subsampled). */
   sample: number[];
 }
@@ -94,11 +96,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const sampler = new ProcSampler(o.server.pid);
   for (const child of children) child.send({ durationMs: o.durationMs, warmupMs: o.warmupMs });
   await new Promise((r) => setTimeout(r, o.warmupMs));
+  const stores0 = await o.server.storeCount?.();
   sampler.start();
   const busy0 = machineBusySeconds();
   await new Promise((r) => setTimeout(r, o.durationMs));
   const server = sampler.stop();
   const machineBusyPercent = (100 * (machineBusySeconds() - busy0)) / server.seconds;
+  const stores1 = await o.server.storeCount?.();
   const res = await Promise.all(results);
 
   const sendAt = new Map<number, number>();
@@ -128,6 +132,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     loadgenCpuPercent: (100 * res.reduce((s, r) => s + r.cpuSeconds, 0)) / (o.durationMs / 1000),
     // Everything else the machine ran meanwhile (other jobs on these cores), % of one core: a noisy run shows here.
     otherCpuPercent: Math.max(0, machineBusyPercent - server.cpuPercent - (100 * res.reduce((s, r) => s + r.cpuSeconds, 0)) / (o.durationMs / 1000)),
+    ...(stores0 !== undefined && stores1 !== undefined ? { storesPerSecond: (stores1 - stores0) / server.seconds } : {}),
     sample: lat.filter((_, i) => i % step === 0),
   };
 }
