@@ -18,6 +18,8 @@ export interface LoadOptions {
   /** Number of load-generator processes. */
   workers: number;
   docPrefix: string;
+  /** Documents start editing at random offsets in [0, startSpreadMs) (worker option; the warm-up should cover it). */
+  startSpreadMs?: number;
 }
 
 export interface LoadResult {
@@ -57,7 +59,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   } else {
     for (let w = 0; w < workers; w++) {
       const docs = docIds.filter((_, i) => i % workers === w);
-      configs.push({ kind: o.kind, url: o.server.url, apiKey: o.server.apiKey, docs, clientsPerDoc: o.clientsPerDoc, intervalMs: o.intervalMs, docsPerSocket: 50 });
+      configs.push({ kind: o.kind, url: o.server.url, apiKey: o.server.apiKey, docs, clientsPerDoc: o.clientsPerDoc, intervalMs: o.intervalMs, docsPerSocket: 50, startSpreadMs: o.startSpreadMs });
     }
   }
   const connected: Array<Promise<{ connectMs: number; failures: number }>> = [];

@@ -27,7 +27,10 @@ export interface Target {
   note?: string;
 }
 
+/** The peers that keep documents in memory only: the "best peer" rows compare with the better of these. */
 const PEERS = ['y-websocket', 'hocuspocus', 'hocuspocus-mux'];
+/** Hocuspocus storing through its Database extension into SQLite, own sockets and multiplexed. */
+const DURABLE_PEERS = ['hocuspocus-sqlite', 'hocuspocus-sqlite-mux'];
 
 function loadSummary(runs: LoadResult[]) {
   const s = (f: (r: LoadResult) => number): Summary => summarize(runs.map(f));
@@ -45,6 +48,7 @@ function loadSummary(runs: LoadResult[]) {
     otherCpuPercent: s((r) => r.otherCpuPercent ?? NaN),
     connectMs: s((r) => r.connectMs),
     connectFailures: s((r) => r.connectFailures),
+    storesPerSecond: runs.some((r) => r.storesPerSecond !== undefined) ? s((r) => r.storesPerSecond ?? NaN) : null,
     ack: runs.every((r) => r.ack)
       ? { p50: s((r) => r.ack!.p50), p99: s((r) => r.ack!.p99), max: s((r) => r.ack!.max), n: s((r) => r.ack!.n) }
       : null,
@@ -123,6 +127,8 @@ export function targets(results: Results, s: Summaries): Target[] {
     out.push(judge('manydocs-p99', 'many documents: delivery p99 (ms)', m.wave.p99.median, peers.map((p) => [p, m[p]!.p99.median]), 0.7));
     out.push(judge('manydocs-cpu', 'many documents: server CPU (% of a core)', m.wave.serverCpuPercent.median, peers.map((p) => [p, m[p]!.serverCpuPercent.median]), 0.8));
     out.push(judge('rss-per-doc-active', 'RSS per loaded document, many-documents run (KB)', m.wave.rssPerDocKB.median, peers.map((p) => [p, m[p]!.rssPerDocKB.median]), 0.7));
+    const durable = DURABLE_PEERS.filter((p) => m[p]);
+    if (durable.length) out.push(judge('manydocs-p99-durable', 'many documents: delivery p99 ÷ Hocuspocus storing through its Database extension (ms)', m.wave.p99.median, durable.map((p) => [p, m[p]!.p99.median]), 0.5));
   }
   const idle = results.size?.idleRssPerDoc;
   if (idle?.wave) out.push(judge('rss-per-doc-idle', 'RSS per idle loaded document (KB)', idle.wave.median / 1024, PEERS.filter((p) => idle[p]).map((p) => [p, idle[p]!.median / 1024]), 0.7));
@@ -183,9 +189,9 @@ export function markdown(meta: Record<string, unknown>, results: Results, s: Sum
   }
   if (Object.keys(s.manydocs).length) {
     L.push(`## 3. Many documents: ${meta.manydocs} documents × 2 clients × 1 insert / s`, '');
-    L.push('| stack | p50 | p99 | max | server CPU % | RSS per doc KB | connect all (ms) | failed connects | load-gen CPU % | other processes CPU % |', '|---|---|---|---|---|---|---|---|---|---|');
+    L.push('| stack | p50 | p99 | max | server CPU % | RSS per doc KB | connect all (ms) | failed connects | load-gen CPU % | other processes CPU % | documents stored / s |', '|---|---|---|---|---|---|---|---|---|---|---|');
     for (const [stack, x] of Object.entries(s.manydocs)) {
-      L.push(`| ${stack} | ${fs(x.p50, 2)} | ${fs(x.p99, 2)} | ${fs(x.max, 1)} | ${fs(x.serverCpuPercent, 0)} | ${fs(x.rssPerDocKB, 1)} | ${fs(x.connectMs, 0)} | ${fs(x.connectFailures, 0)} | ${fs(x.loadgenCpuPercent, 0)} | ${fs(x.otherCpuPercent, 0)} |`);
+      L.push(`| ${stack} | ${fs(x.p50, 2)} | ${fs(x.p99, 2)} | ${fs(x.max, 1)} | ${fs(x.serverCpuPercent, 0)} | ${fs(x.rssPerDocKB, 1)} | ${fs(x.connectMs, 0)} | ${fs(x.connectFailures, 0)} | ${fs(x.loadgenCpuPercent, 0)} | ${fs(x.otherCpuPercent, 0)} | ${x.storesPerSecond ? fs(x.storesPerSecond, 0) : ''} |`);
     }
     L.push('');
   }
@@ -202,7 +208,8 @@ export function markdown(meta: Record<string, unknown>, results: Results, s: Sum
       L.push('| stack | connect → synced | Wave ÷ this stack |', '|---|---|---|');
       for (const [stack, x] of Object.entries(c.warm)) L.push(`| ${stack} | ${fs(x, 0)} | ${stack === 'wave' ? '' : f(ratio(c.warm.wave?.median ?? NaN, x.median), 2)} |`);
       if (c.waveAfterRestart) L.push(`| wave, after a restart | ${fs(c.waveAfterRestart, 0)} | |`);
-      L.push('', `Server load from the store after a restart (after-restart − in-memory, medians): ${f(c.waveServerLoadMs, 0)} ms. The peers run without persistence, so they have no restart case.`, '');
+      for (const [stack, x] of Object.entries(c.peerAfterRestart ?? {})) L.push(`| ${stack}, after a restart | ${fs(x, 0)} | ${f(ratio(c.waveAfterRestart?.median ?? NaN, x.median), 2)} |`);
+      L.push('', `Wave's server load from the store after a restart (after-restart − in-memory, medians): ${f(c.waveServerLoadMs, 0)} ms. ${c.peerAfterRestart ? 'hocuspocus-sqlite loads the document after its restart through its Database extension\'s `fetch` (one row holding the whole document, applied with Y.applyUpdate); y-websocket and hocuspocus run without persistence, so they have no restart case.' : 'The peers run without persistence, so they have no restart case.'}`, '');
     }
   }
   const z = results.size;
