@@ -43,14 +43,21 @@ function version(dir: string, pkg: string): string | null {
 }
 
 const dir = join(BENCH_DIR, 'results');
-const rawFile = join(dir, 'raw', `${quick ? 'quick' : 'latest'}-samples.json`);
+const suffix = quick ? 'quick' : 'latest';
+const rawFile = join(dir, 'raw', `${suffix}-samples.json`);
+const latencySvg = join(dir, quick ? 'latency-quick.svg' : 'latency.svg');
 /**
  * `--merge`: run only the `--only` scenarios and put them into the last run's results (the others are kept), e.g.
- * to redo a scenario that failed; meta.merged records what was redone and when.
+ * to redo a scenario that failed or to add one; meta.merged records what was redone and when.
+ * The last run's results come from results/raw/ when that run was made on this machine; otherwise (raw/ is not
+ * committed) from latest.json, which holds every number but not the latency samples, so latency.svg is redrawn
+ * only when every panel's samples are at hand (else the committed chart is kept and the notes say so).
  */
 const merge = argv.includes('--merge');
-const previous = reportOnly || merge ? (JSON.parse(readFileSync(join(dir, `${quick ? 'quick' : 'latest'}.json`), 'utf8')) as { meta: Record<string, unknown>; errors?: Record<string, string> }) : null;
-const results: Results = reportOnly || merge ? (JSON.parse(readFileSync(rawFile, 'utf8')) as Results) : {};
+const previous = reportOnly || merge ? (JSON.parse(readFileSync(join(dir, `${suffix}.json`), 'utf8')) as { meta: Record<string, unknown>; errors?: Record<string, string>; results: Results }) : null;
+const rawMissing = (reportOnly || merge) && !existsSync(rawFile);
+const results: Results = reportOnly || merge ? (rawMissing ? previous!.results : (JSON.parse(readFileSync(rawFile, 'utf8')) as Results)) : {};
+if (rawMissing) log(`${rawFile} not found: the other scenarios' numbers come from ${suffix}.json (no latency samples)`);
 if (merge && only) for (const name of only) delete (previous?.errors ?? {})[name];
 const errors: Record<string, string> = previous?.errors ?? {};
 /** A scenario that throws is reported (in the notes and latest.json) and the others still run. */
@@ -89,6 +96,9 @@ function writeOutputs(final: boolean): void {
       'y-websocket': version(BENCH_DIR, 'y-websocket'),
       '@hocuspocus/server': version(BENCH_DIR, '@hocuspocus/server'),
       '@hocuspocus/provider': version(BENCH_DIR, '@hocuspocus/provider'),
+      '@hocuspocus/extension-database': version(BENCH_DIR, '@hocuspocus/extension-database'),
+      'better-sqlite3 (Wave)': version(REPO_ROOT, 'better-sqlite3'),
+      'better-sqlite3 (hocuspocus-sqlite)': version(BENCH_DIR, 'better-sqlite3'),
       'y-quill': version(BENCH_DIR, 'y-quill'),
       'quill-cursors': version(BENCH_DIR, 'quill-cursors'),
       'y-codemirror': version(BENCH_DIR, 'y-codemirror'),
@@ -101,7 +111,11 @@ function writeOutputs(final: boolean): void {
     ? ({
         ...(previous.meta as Record<string, unknown>),
         ...(merge
-          ? { merged: [...(((previous.meta as { merged?: unknown[] }).merged) ?? []), { scenarios: [...(only ?? [])], date: fresh.date, durationSeconds: fresh.durationSeconds, diskCommitMs: fresh.diskCommitMs }] }
+          ? {
+              // The merged scenarios' packages (e.g. a peer added since) join the versions list.
+              versions: { ...(previous.meta.versions as Record<string, string | null>), ...fresh.versions },
+              merged: [...(((previous.meta as { merged?: unknown[] }).merged) ?? []), { scenarios: [...(only ?? [])], date: fresh.date, durationSeconds: fresh.durationSeconds, diskCommitMs: fresh.diskCommitMs, parameters: P }],
+            }
           : { reportRebuiltAt: fresh.date }),
       } as unknown as typeof fresh)
     : fresh;
@@ -133,29 +147,39 @@ function writeOutputs(final: boolean): void {
   if (busyRuns.length) notes.push(`Runs measured while other jobs used more than 70 % of a core (repeated once while the repeat budget of 6 per run lasted): ${busyRuns.join('; ')}. Their numbers are kept in the medians; see latest.json.`);
   for (const x of runFailures) notes.push(`run failed and left out of the medians: ${x}`);
   for (const [name, e] of Object.entries(errors)) notes.push(`scenario ${name} failed: ${e.split('\n')[0]}`);
+  // Chart: fan-out at 10 clients, many documents, keystroke (Quill and CodeMirror), pooled over runs. Results read
+  // from latest.json carry no samples: a series without them leaves the whole chart as it was.
+  const panels: Panel[] = [];
+  const unsampled = new Set<string>();
+  const pooled = (title: string, runs: Array<{ sample?: number[]; values?: number[] }>): number[] => {
+    if (runs.some((r) => !(r.sample ?? r.values))) unsampled.add(title);
+    return runs.flatMap((r) => r.sample ?? r.values ?? []);
+  };
+  const f10 = results.fanout?.['10'] ?? Object.values(results.fanout ?? {})[0];
+  if (f10) panels.push({ title: 'Fan-out, 1 doc × 10 clients', series: Object.entries(f10).map(([name, runs]) => ({ name, values: pooled('fan-out', runs) })) });
+  if (results.manydocs) panels.push({ title: `${meta.manydocs} docs × 2 clients`, series: Object.entries(results.manydocs).map(([name, runs]) => ({ name, values: pooled('many documents', runs) })) });
+  for (const editor of ['quill', 'codemirror']) {
+    const k = results.keystroke?.runs[editor];
+    if (k) panels.push({ title: `Keystroke → remote render, ${editor}`, series: Object.entries(k).map(([name, runs]) => ({ name, values: pooled('keystroke', runs) })) });
+  }
+  const svg = unsampled.size ? null : latencyChart(panels, `Cumulative latency distributions (${quick ? 'quick run' : 'full run'}, ${meta.date.slice(0, 16)}Z, ${meta.cores} cores): the further left, the faster.`);
+  if (!svg && existsSync(latencySvg)) {
+    const drawn = /\((?:quick|full) run, ([^,]+),/.exec(readFileSync(latencySvg, 'utf8'))?.[1] ?? 'an earlier run';
+    const rerun = merge && only ? ` and does not show what was re-run since (${[...only].join(', ')})` : '';
+    notes.push(`${quick ? 'latency-quick.svg' : 'latency.svg'} is the chart of ${drawn}${rerun}: the latency samples of ${[...unsampled].join(', ')} are not on this machine (results/raw/ is not committed), so it was not redrawn.`);
+  }
+
   const analysisFile = join(BENCH_DIR, 'ANALYSIS.md');
   let md = markdown(meta, results, summaries, t, notes);
   if (existsSync(analysisFile)) md += `\n${readFileSync(analysisFile, 'utf8')}`;
-
-  // Chart: fan-out at 10 clients, many documents, keystroke (Quill and CodeMirror), pooled over runs.
-  const panels: Panel[] = [];
-  const f10 = results.fanout?.['10'] ?? Object.values(results.fanout ?? {})[0];
-  if (f10) panels.push({ title: 'Fan-out, 1 doc × 10 clients', series: Object.entries(f10).map(([name, runs]) => ({ name, values: runs.flatMap((r) => r.sample) })) });
-  if (results.manydocs) panels.push({ title: `${P.docs} docs × 2 clients`, series: Object.entries(results.manydocs).map(([name, runs]) => ({ name, values: runs.flatMap((r) => r.sample) })) });
-  for (const editor of ['quill', 'codemirror']) {
-    const k = results.keystroke?.runs[editor];
-    if (k) panels.push({ title: `Keystroke → remote render, ${editor}`, series: Object.entries(k).map(([name, runs]) => ({ name, values: runs.flatMap((r) => r.values) })) });
-  }
-  const svg = latencyChart(panels, `Cumulative latency distributions (${quick ? 'quick run' : 'full run'}, ${meta.date.slice(0, 16)}Z, ${meta.cores} cores): the further left, the faster.`);
 
   mkdirSync(join(dir, 'raw'), { recursive: true });
   const strip = (r: Results): unknown =>
     JSON.parse(JSON.stringify(r, (key, value) => (key === 'sample' || key === 'values' ? undefined : value)));
   const json = { meta, targets: t, summaries, errors, runFailures, results: strip(results) };
-  const suffix = quick ? 'quick' : 'latest';
   writeFileSync(join(dir, `${suffix}.json`), `${JSON.stringify(json, null, 2)}\n`);
   writeFileSync(join(dir, `${suffix}.md`), md);
-  writeFileSync(join(dir, quick ? 'latency-quick.svg' : 'latency.svg'), svg);
+  if (svg) writeFileSync(latencySvg, svg);
   writeFileSync(join(dir, 'raw', `${suffix}-samples.json`), JSON.stringify(results));
   if (final) log(`wrote bench/results/${suffix}.json, ${suffix}.md and the chart`);
   if (final) for (const x of t) log(`${x.met === null ? 'n/a' : x.met ? 'MET    ' : 'NOT MET'}  ${x.target}: ${x.wave.toFixed(2)}${x.peerName ? ` vs ${x.peer!.toFixed(2)} (${x.peerName}), ratio ${x.ratio?.toFixed(2)}` : ''} (${x.limit})`);
