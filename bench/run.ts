@@ -184,11 +184,14 @@ function writeOutputs(final: boolean): void {
   const svg = unsampled.size ? null : latencyChart(panels, `Cumulative latency distributions (${quick ? 'quick run' : 'full run'}, ${meta.date.slice(0, 16)}Z, ${meta.cores} cores): the further left, the faster.`);
   if (!svg && existsSync(latencySvg)) {
     const drawn = /\((?:quick|full) run, ([^,]+),/.exec(readFileSync(latencySvg, 'utf8'))?.[1] ?? 'an earlier run';
-    const rerun = merge && only ? ` and does not show what was re-run since (${[...only].join(', ')})` : '';
+    const since = [...new Set(((meta as { merged?: Array<{ scenarios: string[] }> }).merged ?? []).flatMap((m) => m.scenarios))];
+    const rerun = since.length ? ` and does not show what was re-run since (${since.join(', ')})` : '';
     notes.push(`${quick ? 'latency-quick.svg' : 'latency.svg'} is the chart of ${drawn}${rerun}: the latency samples of ${[...unsampled].join(', ')} are not on this machine (results/raw/ is not committed), so it was not redrawn.`);
   }
 
-  // Scaling chart: CPU per 1,000 documents, delivery p99 and RSS per document against the number of documents.
+  // Scaling chart: CPU per 1,000 documents, delivery p99 and RSS per document against the number of documents, dated
+  // by the run that measured them (the last merge that re-ran scaling, else the run itself).
+  const scalingDate = [...((meta as { merged?: Array<{ scenarios: string[]; date: string }> }).merged ?? [])].reverse().find((m) => m.scenarios.includes('scaling'))?.date ?? meta.date;
   const scalingSvg = Object.keys(summaries.scaling).length
     ? scalingChart(
         (
@@ -208,7 +211,7 @@ function writeOutputs(final: boolean): void {
             }),
           })),
         })),
-        `Scaling, 1 insert / ${((results.scaling?.intervalMs ?? NaN) / 1000).toFixed(0)} s per client (${quick ? 'quick run' : 'full run'}, ${(merge ? fresh.date : meta.date).slice(0, 16)}Z, ${meta.cores} cores): median and min–max over runs; flat = per-document cost independent of the number of documents.`,
+        `Scaling, 1 insert / ${((results.scaling?.intervalMs ?? NaN) / 1000).toFixed(0)} s per client (${quick ? 'quick run' : 'full run'}, ${scalingDate.slice(0, 16)}Z, ${meta.cores} cores): median and min–max over runs; flat = per-document cost independent of the number of documents.`,
       )
     : null;
 

@@ -109,15 +109,16 @@ export function scalingChart(panels: ScalingPanel[], caption: string): string {
     if (xs.length === 0) return;
     const lo = xs[0]!;
     const hi = Math.max(xs[xs.length - 1]!, lo * 2);
-    const top = niceCeil(Math.max(...pts.map((p) => (Number.isFinite(p.hi) ? p.hi : p.y))) * 1.05);
+    const step = niceStep((Math.max(...pts.map((p) => (Number.isFinite(p.hi) ? p.hi : p.y))) * 1.05) / 4);
+    const top = step * Math.max(1, Math.ceil((Math.max(...pts.map((p) => (Number.isFinite(p.hi) ? p.hi : p.y))) * 1.05) / step));
     // Inner margins of 18 px keep the first and last sizes' whiskers off the axes.
     const lx = (v: number): number => x0 + M.l + 18 + ((Math.log2(v) - Math.log2(lo)) / (Math.log2(hi) - Math.log2(lo))) * (W - M.l - M.r - 36);
     const ly = (v: number): number => M.t + (1 - v / top) * (H - M.t - M.b);
     parts.push(`<text x="${x0 + W / 2}" y="16" text-anchor="middle" font-weight="bold">${esc(panel.title)}</text>`);
     parts.push(`<line x1="${x0 + M.l}" y1="${ly(0)}" x2="${x0 + W - M.r}" y2="${ly(0)}" stroke="#333"/>`);
     parts.push(`<line x1="${x0 + M.l}" y1="${ly(0)}" x2="${x0 + M.l}" y2="${ly(top)}" stroke="#333"/>`);
-    for (let k = 0; k <= 4; k++) {
-      const v = (top * k) / 4;
+    for (let k = 0; k * step <= top * (1 + 1e-9); k++) {
+      const v = k * step;
       parts.push(`<line x1="${x0 + M.l}" y1="${ly(v)}" x2="${x0 + W - M.r}" y2="${ly(v)}" stroke="#eee"/>`);
       parts.push(`<text x="${x0 + M.l - 4}" y="${ly(v) + 4}" text-anchor="end">${+v.toPrecision(3)}</text>`);
     }
@@ -145,10 +146,10 @@ export function scalingChart(panels: ScalingPanel[], caption: string): string {
   return parts.join('\n');
 }
 
-/** The smallest of 1, 2, 2.5, 5 × 10^k at or above v (a round axis maximum). */
-function niceCeil(v: number): number {
+/** The smallest of 1, 2, 5 × 10^k at or above v (a round tick step). */
+function niceStep(v: number): number {
   if (!(v > 0)) return 1;
   const e = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * e >= v) return m * e;
+  for (const m of [1, 2, 5, 10]) if (m * e >= v) return m * e;
   return 10 * e;
 }
