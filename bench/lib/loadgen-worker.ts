@@ -15,6 +15,8 @@ export interface WorkerConfig {
   intervalMs: number;
   /** Multiplexed Hocuspocus: documents per shared socket. */
   docsPerSocket?: number;
+  /** Each document's clients start editing at a random offset in [0, startSpreadMs) (default 0: all at once). */
+  startSpreadMs?: number;
 }
 
 export interface WorkerResult {
@@ -126,6 +128,7 @@ async function run(config: WorkerConfig): Promise<void> {
   const timers: NodeJS.Timeout[] = [];
   const cpu0 = process.cpuUsage();
   let windowStart = 0;
+  const docStart = config.docs.map(() => Math.random() * (config.startSpreadMs ?? 0));
   clients.forEach((client, i) => {
     const doc = client.doc;
     if (!doc) return;
@@ -140,11 +143,11 @@ async function run(config: WorkerConfig): Promise<void> {
         sendTimes.push(t);
       }
     };
-    // Random phase, so that clients do not all send in the same millisecond.
+    // Random phase, so that clients do not all send in the same millisecond, after the document's start offset.
     const start = setTimeout(() => {
       tick();
       timers.push(setInterval(tick, config.intervalMs));
-    }, Math.random() * config.intervalMs);
+    }, docStart[Math.floor(i / config.clientsPerDoc)]! + Math.random() * config.intervalMs);
     timers.push(start);
   });
   await sleep(go.warmupMs);

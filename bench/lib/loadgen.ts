@@ -18,6 +18,8 @@ export interface LoadOptions {
   /** Number of load-generator processes. */
   workers: number;
   docPrefix: string;
+  /** Documents start editing at random offsets in [0, startSpreadMs) (worker option; the warm-up should cover it). */
+  startSpreadMs?: number;
 }
 
 export interface LoadResult {
@@ -36,6 +38,8 @@ export interface LoadResult {
   /** Set by the scenarios: other processes stayed under the busy threshold; which attempt this was. */
   quiet?: boolean;
   attempt?: number;
+  /** hocuspocus-sqlite: documents its `store` callback wrote during the measured window, per second. */
+  storesPerSecond?: number;
   /** Raw delivery latencies, kept for the chart (subsampled). */
   sample: number[];
 }
@@ -55,7 +59,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   } else {
     for (let w = 0; w < workers; w++) {
       const docs = docIds.filter((_, i) => i % workers === w);
-      configs.push({ kind: o.kind, url: o.server.url, apiKey: o.server.apiKey, docs, clientsPerDoc: o.clientsPerDoc, intervalMs: o.intervalMs, docsPerSocket: 50 });
+      configs.push({ kind: o.kind, url: o.server.url, apiKey: o.server.apiKey, docs, clientsPerDoc: o.clientsPerDoc, intervalMs: o.intervalMs, docsPerSocket: 50, startSpreadMs: o.startSpreadMs });
     }
   }
   const connected: Array<Promise<{ connectMs: number; failures: number }>> = [];
@@ -94,11 +98,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const sampler = new ProcSampler(o.server.pid);
   for (const child of children) child.send({ durationMs: o.durationMs, warmupMs: o.warmupMs });
   await new Promise((r) => setTimeout(r, o.warmupMs));
+  const stores0 = await o.server.storeCount?.();
   sampler.start();
   const busy0 = machineBusySeconds();
   await new Promise((r) => setTimeout(r, o.durationMs));
   const server = sampler.stop();
   const machineBusyPercent = (100 * (machineBusySeconds() - busy0)) / server.seconds;
+  const stores1 = await o.server.storeCount?.();
   const res = await Promise.all(results);
 
   const sendAt = new Map<number, number>();
@@ -128,6 +134,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     loadgenCpuPercent: (100 * res.reduce((s, r) => s + r.cpuSeconds, 0)) / (o.durationMs / 1000),
     // Everything else the machine ran meanwhile (other jobs on these cores), % of one core: a noisy run shows here.
     otherCpuPercent: Math.max(0, machineBusyPercent - server.cpuPercent - (100 * res.reduce((s, r) => s + r.cpuSeconds, 0)) / (o.durationMs / 1000)),
+    ...(stores0 !== undefined && stores1 !== undefined ? { storesPerSecond: (stores1 - stores0) / server.seconds } : {}),
     sample: lat.filter((_, i) => i % step === 0),
   };
 }

@@ -2,7 +2,8 @@
 import type { LoadResult } from './loadgen.ts';
 import type { KeystrokeRuns } from '../scenarios/keystroke.ts';
 import type { FanoutRuns } from '../scenarios/fanout.ts';
-import type { ManydocsRuns } from '../scenarios/manydocs.ts';
+import type { ManydocsRun, ManydocsRuns } from '../scenarios/manydocs.ts';
+import type { ScalingResult } from '../scenarios/scaling.ts';
 import type { ColdloadResult } from '../scenarios/coldload.ts';
 import type { SizeResult } from '../scenarios/size.ts';
 import { ratio, summarize, type Summary } from './stats.ts';
@@ -13,6 +14,7 @@ export interface Results {
   manydocs?: ManydocsRuns;
   coldload?: ColdloadResult;
   size?: SizeResult;
+  scaling?: ScalingResult;
 }
 
 export interface Target {
@@ -27,7 +29,12 @@ export interface Target {
   note?: string;
 }
 
+/** The peers that keep documents in memory only: the "best peer" rows compare with the better of these. */
 const PEERS = ['y-websocket', 'hocuspocus', 'hocuspocus-mux'];
+/** Hocuspocus storing through its Database extension into SQLite, own sockets and multiplexed. */
+const DURABLE_PEERS = ['hocuspocus-sqlite', 'hocuspocus-sqlite-mux'];
+/** Growth of a per-document cost from the smallest to the largest size of the scaling run that counts as flat. */
+export const FLAT_GROWTH = 1.2;
 
 function loadSummary(runs: LoadResult[]) {
   const s = (f: (r: LoadResult) => number): Summary => summarize(runs.map(f));
@@ -45,6 +52,7 @@ function loadSummary(runs: LoadResult[]) {
     otherCpuPercent: s((r) => r.otherCpuPercent ?? NaN),
     connectMs: s((r) => r.connectMs),
     connectFailures: s((r) => r.connectFailures),
+    storesPerSecond: runs.some((r) => r.storesPerSecond !== undefined) ? s((r) => r.storesPerSecond ?? NaN) : null,
     ack: runs.every((r) => r.ack)
       ? { p50: s((r) => r.ack!.p50), p99: s((r) => r.ack!.p99), max: s((r) => r.ack!.max), n: s((r) => r.ack!.n) }
       : null,
@@ -76,7 +84,45 @@ export function summarizeResults(results: Results) {
   for (const [stack, runs] of Object.entries(results.manydocs ?? {})) {
     manydocs[stack] = { ...loadSummary(runs), rssPerDocKB: summarize(runs.map((r) => r.rssPerDocBytes / 1024)) };
   }
-  return { keystroke, fanout, manydocs };
+  const scaling: Record<string, Record<string, DocsSummary>> = {};
+  for (const [docs, stacks] of Object.entries(results.scaling?.runs ?? {})) {
+    scaling[docs] = {};
+    for (const [stack, runs] of Object.entries(stacks)) scaling[docs][stack] = docsSummary(runs, Number(docs));
+  }
+  return { keystroke, fanout, manydocs, scaling, growth: growth(results.scaling, scaling) };
+}
+
+function docsSummary(runs: ManydocsRun[], docs: number) {
+  return {
+    ...loadSummary(runs),
+    rssPerDocKB: summarize(runs.map((r) => r.rssPerDocBytes / 1024)),
+    /** Server CPU per 1,000 documents, % of a core. */
+    cpuPerKDoc: summarize(runs.map((r) => (1000 * r.server.cpuPercent) / docs)),
+  };
+}
+type DocsSummary = ReturnType<typeof docsSummary>;
+
+/** Per stack: largest size ÷ smallest size of the scaling run, for each per-document cost (medians over runs). */
+export interface Growth {
+  from: number;
+  to: number;
+  cpuPerDoc: number;
+  p99: number;
+  rssPerDoc: number;
+}
+
+function growth(result: ScalingResult | undefined, scaling: Record<string, Record<string, DocsSummary>>): Record<string, Growth> {
+  const out: Record<string, Growth> = {};
+  const sizes = result?.sizes.filter((n) => scaling[n]) ?? [];
+  if (sizes.length < 2) return out;
+  const from = sizes[0]!;
+  const to = sizes[sizes.length - 1]!;
+  for (const [stack, a] of Object.entries(scaling[from]!)) {
+    const b = scaling[to]![stack];
+    if (!b) continue;
+    out[stack] = { from, to, cpuPerDoc: ratio(b.cpuPerKDoc.median, a.cpuPerKDoc.median), p99: ratio(b.p99.median, a.p99.median), rssPerDoc: ratio(b.rssPerDocKB.median, a.rssPerDocKB.median) };
+  }
+  return out;
 }
 export type Summaries = ReturnType<typeof summarizeResults>;
 
@@ -102,6 +148,11 @@ function judge(id: string, target: string, wave: number, peers: Array<[string, n
   };
 }
 
+/** A growth factor of Wave's own (largest size ÷ smallest), met when at most `limit`. */
+function growthTarget(id: string, target: string, wave: number, limit: number): Target {
+  return { id, target, wave, peer: null, peerName: null, ratio: null, limit: `≤ ${limit} ×`, met: Number.isFinite(wave) ? wave <= limit : null };
+}
+
 function absolute(id: string, target: string, wave: number, limit: number, unit: string): Target {
   return { id, target, wave, peer: null, peerName: null, ratio: null, limit: `≤ ${limit} ${unit}`, met: Number.isFinite(wave) ? wave <= limit : null };
 }
@@ -123,6 +174,14 @@ export function targets(results: Results, s: Summaries): Target[] {
     out.push(judge('manydocs-p99', 'many documents: delivery p99 (ms)', m.wave.p99.median, peers.map((p) => [p, m[p]!.p99.median]), 0.7));
     out.push(judge('manydocs-cpu', 'many documents: server CPU (% of a core)', m.wave.serverCpuPercent.median, peers.map((p) => [p, m[p]!.serverCpuPercent.median]), 0.8));
     out.push(judge('rss-per-doc-active', 'RSS per loaded document, many-documents run (KB)', m.wave.rssPerDocKB.median, peers.map((p) => [p, m[p]!.rssPerDocKB.median]), 0.7));
+    const durable = DURABLE_PEERS.filter((p) => m[p]);
+    if (durable.length) out.push(judge('manydocs-p99-durable', 'many documents: delivery p99 ÷ Hocuspocus storing through its Database extension (ms)', m.wave.p99.median, durable.map((p) => [p, m[p]!.p99.median]), 0.5));
+  }
+  const g = s.growth.wave;
+  if (g) {
+    const span = `${g.from.toLocaleString('en-US')} → ${g.to.toLocaleString('en-US')} documents`;
+    out.push(growthTarget('scaling-cpu-per-doc', `growth ${span}: Wave's server CPU per document (largest ÷ smallest)`, g.cpuPerDoc, FLAT_GROWTH));
+    out.push(growthTarget('scaling-p99', `growth ${span}: Wave's delivery p99 (largest ÷ smallest)`, g.p99, FLAT_GROWTH));
   }
   const idle = results.size?.idleRssPerDoc;
   if (idle?.wave) out.push(judge('rss-per-doc-idle', 'RSS per idle loaded document (KB)', idle.wave.median / 1024, PEERS.filter((p) => idle[p]).map((p) => [p, idle[p]!.median / 1024]), 0.7));
@@ -154,7 +213,8 @@ export function markdown(meta: Record<string, unknown>, results: Results, s: Sum
   if (excluded?.length) L.push(`Runs left out: ${excluded.map((x) => `${x.scenario} ${x.stack} run ${x.run} (${x.why})`).join('; ')}.`, '');
   const merged = meta.merged as Array<{ scenarios: string[]; date: string }> | undefined;
   if (merged?.length) L.push(`Scenarios re-run later into these results: ${merged.map((m) => `${m.scenarios.join(', ')} (${m.date})`).join('; ')}.`, '');
-  L.push('Every cell is the median over runs with the min–max spread in parentheses; latencies in ms. Ratios are Wave ÷ peer from the same run of `npm run bench`, so machine noise (other jobs share these 2 cores) hits both sides. Wave acks every edit after its SQLite transaction commits (WAL, synchronous=FULL); the peers keep documents in memory and relay without persisting.', '');
+  const durablePeer = [s.manydocs, ...Object.values(s.fanout), ...Object.values(s.scaling), results.coldload?.peerAfterRestart ?? {}].some((x) => Object.keys(x).some((k) => k.startsWith('hocuspocus-sqlite')));
+  L.push(`Every cell is the median over runs with the min–max spread in parentheses; latencies in ms. Ratios are Wave ÷ peer from the same run of \`npm run bench\`, so machine noise (other jobs share these 2 cores) hits both sides. Wave acks every edit after its SQLite transaction commits (WAL, synchronous=FULL); ${durablePeer ? 'y-websocket and hocuspocus(-mux) keep documents in memory and relay without persisting; hocuspocus-sqlite(-mux) is Hocuspocus with its Database extension storing into better-sqlite3 (WAL, synchronous=FULL) on its default debounce: it relays and acks an edit on receipt and writes the whole document once the document has been quiet for 2 s, or at its first change 10 s after its first unstored one, or when its last client leaves — so it acks nothing durably; under these loads it stores each document about every 10 s (1 insert/s per client) or every 4 s (1 insert / 4 s per client), see "documents stored / s"' : 'the peers keep documents in memory and relay without persisting'}.`, '');
   L.push('## Targets', '', '| target | Wave | better peer | ratio | limit | met |', '|---|---|---|---|---|---|');
   for (const x of t) {
     L.push(`| ${x.target} | ${f(x.wave, 2)} | ${x.peerName ? `${f(x.peer, 2)} (${x.peerName})` : '–'} | ${x.ratio === null ? '–' : f(x.ratio, 2)} | ${x.limit} | ${x.met === null ? 'n/a' : x.met ? '**met**' : '**not met**'} |`);
@@ -183,15 +243,19 @@ export function markdown(meta: Record<string, unknown>, results: Results, s: Sum
   }
   if (Object.keys(s.manydocs).length) {
     L.push(`## 3. Many documents: ${meta.manydocs} documents × 2 clients × 1 insert / s`, '');
-    L.push('| stack | p50 | p99 | max | server CPU % | RSS per doc KB | connect all (ms) | failed connects | load-gen CPU % | other processes CPU % |', '|---|---|---|---|---|---|---|---|---|---|');
+    L.push('| stack | p50 | p99 | max | server CPU % | RSS per doc KB | connect all (ms) | failed connects | load-gen CPU % | other processes CPU % | documents stored / s |', '|---|---|---|---|---|---|---|---|---|---|---|');
     for (const [stack, x] of Object.entries(s.manydocs)) {
-      L.push(`| ${stack} | ${fs(x.p50, 2)} | ${fs(x.p99, 2)} | ${fs(x.max, 1)} | ${fs(x.serverCpuPercent, 0)} | ${fs(x.rssPerDocKB, 1)} | ${fs(x.connectMs, 0)} | ${fs(x.connectFailures, 0)} | ${fs(x.loadgenCpuPercent, 0)} | ${fs(x.otherCpuPercent, 0)} |`);
+      L.push(`| ${stack} | ${fs(x.p50, 2)} | ${fs(x.p99, 2)} | ${fs(x.max, 1)} | ${fs(x.serverCpuPercent, 0)} | ${fs(x.rssPerDocKB, 1)} | ${fs(x.connectMs, 0)} | ${fs(x.connectFailures, 0)} | ${fs(x.loadgenCpuPercent, 0)} | ${fs(x.otherCpuPercent, 0)} | ${x.storesPerSecond ? fs(x.storesPerSecond, 0) : ''} |`);
     }
     L.push('');
   }
   L.push('## 4. Ack latency (Wave only: send → ack after the SQLite commit)', '', '| load | p50 | p99 | max | acks/run |', '|---|---|---|---|---|');
   for (const [n, stacks] of Object.entries(s.fanout)) if (stacks.wave?.ack) L.push(`| fan-out, ${n} clients | ${fs(stacks.wave.ack.p50, 2)} | ${fs(stacks.wave.ack.p99, 2)} | ${fs(stacks.wave.ack.max, 1)} | ${f(stacks.wave.ack.n.median, 0)} |`);
   if (s.manydocs.wave?.ack) L.push(`| ${meta.manydocs} documents | ${fs(s.manydocs.wave.ack.p50, 2)} | ${fs(s.manydocs.wave.ack.p99, 2)} | ${fs(s.manydocs.wave.ack.max, 1)} | ${f(s.manydocs.wave.ack.n.median, 0)} |`);
+  for (const [docs, stacks] of Object.entries(s.scaling)) {
+    const a = stacks.wave?.ack;
+    if (a) L.push(`| scaling, ${docs} documents (1 insert / ${(results.scaling!.intervalMs / 1000).toFixed(0)} s per client) | ${fs(a.p50, 2)} | ${fs(a.p99, 2)} | ${fs(a.max, 1)} | ${f(a.n.median, 0)} |`);
+  }
   L.push('');
   const c = results.coldload;
   if (c) {
@@ -202,7 +266,8 @@ export function markdown(meta: Record<string, unknown>, results: Results, s: Sum
       L.push('| stack | connect → synced | Wave ÷ this stack |', '|---|---|---|');
       for (const [stack, x] of Object.entries(c.warm)) L.push(`| ${stack} | ${fs(x, 0)} | ${stack === 'wave' ? '' : f(ratio(c.warm.wave?.median ?? NaN, x.median), 2)} |`);
       if (c.waveAfterRestart) L.push(`| wave, after a restart | ${fs(c.waveAfterRestart, 0)} | |`);
-      L.push('', `Server load from the store after a restart (after-restart − in-memory, medians): ${f(c.waveServerLoadMs, 0)} ms. The peers run without persistence, so they have no restart case.`, '');
+      for (const [stack, x] of Object.entries(c.peerAfterRestart ?? {})) L.push(`| ${stack}, after a restart | ${fs(x, 0)} | ${f(ratio(c.waveAfterRestart?.median ?? NaN, x.median), 2)} |`);
+      L.push('', `Wave's server load from the store after a restart (after-restart − in-memory, medians): ${f(c.waveServerLoadMs, 0)} ms. ${c.peerAfterRestart ? 'hocuspocus-sqlite loads the document after its restart through its Database extension\'s `fetch` (one row holding the whole document, applied with Y.applyUpdate); y-websocket and hocuspocus run without persistence, so they have no restart case.' : 'The peers run without persistence, so they have no restart case.'}`, '');
     }
   }
   const z = results.size;
@@ -216,6 +281,28 @@ export function markdown(meta: Record<string, unknown>, results: Results, s: Sum
     for (const [stack, x] of Object.entries(z.idleRssPerDoc)) L.push(`| ${stack} | ${fs({ ...x, median: x.median / 1024, min: x.min / 1024, max: x.max / 1024 }, 1)} |`);
     L.push('');
     if (z.idleErrors?.length) L.push(`Idle-memory runs with problems: ${z.idleErrors.join('; ')}.`, '');
+  }
+  const sc = results.scaling;
+  if (sc && Object.keys(s.scaling).length) {
+    L.push(`## 7. Scaling: ${sc.sizes.map((n) => n.toLocaleString('en-US')).join(', ')} documents × ${sc.clientsPerDoc} clients × 1 insert / ${(sc.intervalMs / 1000).toFixed(0)} s`, '');
+    const largest = sc.sizes[sc.sizes.length - 1]!;
+    L.push(`Each client inserts once every ${(sc.intervalMs / 1000).toFixed(0)} s, so the largest size sends ${f((largest * sc.clientsPerDoc * 1000) / sc.intervalMs, 0)} inserts/s in all (README: why not the many-documents rate); ${(sc.durationMs / 1000).toFixed(0)} s measured per run. CPU per 1,000 documents is the server's CPU (% of one core) ÷ documents × 1,000; RSS per document is the server's RSS growth over its idle RSS ÷ documents.`, '');
+    L.push('| documents | stack | p50 | p99 | max | server CPU % | CPU per 1,000 docs | RSS per doc KB | connect all (ms) | failed connects | load-gen CPU % | other processes CPU % | documents stored / s |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const [docs, stacks] of Object.entries(s.scaling)) {
+      for (const [stack, x] of Object.entries(stacks)) {
+        L.push(`| ${docs} | ${stack} | ${fs(x.p50, 2)} | ${fs(x.p99, 2)} | ${fs(x.max, 1)} | ${fs(x.serverCpuPercent, 0)} | ${fs(x.cpuPerKDoc, 1)} | ${fs(x.rssPerDocKB, 1)} | ${fs(x.connectMs, 0)} | ${fs(x.connectFailures, 0)} | ${fs(x.loadgenCpuPercent, 0)} | ${fs(x.otherCpuPercent, 0)} | ${x.storesPerSecond ? fs(x.storesPerSecond, 0) : ''} |`);
+      }
+    }
+    L.push('');
+    const gs = Object.entries(s.growth);
+    if (gs.length) {
+      const g0 = gs[0]![1];
+      L.push(`Growth from ${g0.from.toLocaleString('en-US')} to ${g0.to.toLocaleString('en-US')} documents (medians at the largest size ÷ medians at the smallest; 1.00 = flat, target ≤ ${FLAT_GROWTH}):`, '');
+      L.push('| stack | server CPU per document | delivery p99 | RSS per document |', '|---|---|---|---|');
+      for (const [stack, g] of gs) L.push(`| ${stack} | ${f(g.cpuPerDoc, 2)} | ${f(g.p99, 2)} | ${f(g.rssPerDoc, 2)} |`);
+      L.push('');
+    }
+    L.push(`![scaling](${meta.quick ? 'scaling-quick.svg' : 'scaling.svg'})`, '');
   }
   L.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
   L.push('![latency distributions](latency.svg)', '');

@@ -1,4 +1,7 @@
-/** Starts and stops the servers under test, each pinned to core 0: Wave, the y-websocket server, Hocuspocus. */
+/**
+ * Starts and stops the servers under test, each pinned to core 0: Wave, the y-websocket server, Hocuspocus in
+ * memory, and Hocuspocus storing through its Database extension into SQLite.
+ */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -6,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinned } from './proc.ts';
+import type { ClientKind } from './clients.ts';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_ROOT = resolve(BENCH_DIR, '..');
@@ -13,8 +17,19 @@ export const WAVE_CLI = join(REPO_ROOT, 'packages', 'server', 'dist', 'cli.js');
 export const SERVER_CORE = 0;
 export const LOADGEN_CORE = 1;
 
-/** Server stacks: the peers do not persist before relaying; Wave acks after a durable SQLite commit. */
-export type ServerKind = 'wave' | 'y-websocket' | 'hocuspocus';
+/**
+ * Server stacks. Wave acks each edit after a durable SQLite commit; y-websocket and `hocuspocus` keep documents in
+ * memory only; `hocuspocus-sqlite` stores each document through @hocuspocus/extension-database into better-sqlite3
+ * on Hocuspocus's debounce (servers/hocuspocus-sqlite.mjs), after relaying and acking the edits.
+ */
+export type ServerKind = 'wave' | 'y-websocket' | 'hocuspocus' | 'hocuspocus-sqlite';
+
+/** A stack as the results name it: a server and the client its users run with it. */
+export interface Stack {
+  name: string;
+  server: ServerKind;
+  client: ClientKind;
+}
 
 export interface RunningBenchServer {
   kind: ServerKind;
@@ -25,8 +40,10 @@ export interface RunningBenchServer {
   apiKey?: string;
   dataDir?: string;
   stop(): Promise<void>;
-  /** Wave only: kill and start again on the same store (cold start). */
+  /** Wave and hocuspocus-sqlite: kill (SIGKILL) and start again on the same store (cold start). */
   restart?(): Promise<RunningBenchServer>;
+  /** hocuspocus-sqlite only: how many documents its `store` callback has written so far. */
+  storeCount?(): Promise<number>;
 }
 
 /** A cold start of any of these takes < 1 s; this only catches a hung start. */
@@ -49,21 +66,33 @@ function nodeArgs(): string[] {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
-async function spawnUntilListening(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string }> {
+async function spawnUntilListening(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string; lines: (fn: (line: string) => void) => void }> {
   const { command, args: full } = pinned(SERVER_CORE, process.execPath, [...nodeArgs(), ...args]);
   const child = spawn(command, full, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
+  /** Lines the server prints after it listens, for whoever asked (lineListeners). */
+  let listening = false;
+  let partial = '';
+  const lineListeners: Array<(line: string) => void> = [];
   child.stderr!.setEncoding('utf8').on('data', (c: string) => {
     if (err.length < 20_000) err += c;
   });
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`server did not start: ${args.join(' ')}\n${out}\n${err}`)), START_TIMEOUT_MS);
     child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+      if (listening) {
+        const lines = (partial + c).split('\n');
+        partial = lines.pop()!.slice(-10_000);
+        for (const line of lines) for (const fn of lineListeners) fn(line);
+        return;
+      }
       if (out.length < 20_000) out += c;
-      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      const m = /listening on (http:\/\/[^\s]+)\n?/.exec(out);
       if (m) {
         clearTimeout(timer);
+        listening = true;
+        partial = out.slice(m.index + m[0].length);
         res(m[1]!);
       }
     });
@@ -72,7 +101,7 @@ async function spawnUntilListening(args: string[], env: NodeJS.ProcessEnv, cwd: 
       rej(new Error(`server exited (${code}) before listening: ${args.join(' ')}\n${out}\n${err}`));
     });
   });
-  return { child, url };
+  return { child, url, lines: (fn) => lineListeners.push(fn) };
 }
 
 function stopper(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): () => Promise<void> {
@@ -95,6 +124,9 @@ export interface WaveOptions {
   apiKey?: string;
 }
 
+/** Far above the clients of any run (scaling: 4,000 documents × 2 clients). */
+const MAX_CLIENTS_PER_RUN = 100_000;
+
 export async function startWave(options: WaveOptions = {}): Promise<RunningBenchServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'wave-bench-'));
   const store = `sqlite:${join(dataDir, 'wave.db')}`;
@@ -105,8 +137,10 @@ export async function startWave(options: WaveOptions = {}): Promise<RunningBench
     apiKey = (JSON.parse(execFileSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8' })) as { apiKey: string }).apiKey;
   }
   const port = await freePort();
+  // Every simulated client connects from 127.0.0.1, so the per-address connection cap (a guard against one abusive
+  // address, default 1,000) is raised above the largest run (4,000 documents × 2 clients); the peers have no such cap.
   const { child, url } = await spawnUntilListening(
-    [WAVE_CLI, 'start', '--host', '127.0.0.1', '--port', String(port), '--store', store],
+    [WAVE_CLI, 'start', '--host', '127.0.0.1', '--port', String(port), '--store', store, '--max-connections-per-address', String(MAX_CLIENTS_PER_RUN)],
     {},
     REPO_ROOT,
   );
@@ -146,8 +180,51 @@ export async function startHocuspocus(): Promise<RunningBenchServer> {
   return { kind: 'hocuspocus', url, pid: child.pid!, stop: stopper(child) };
 }
 
+/** `dataDir`: reuse this store (kept on stop unless `removeOnStop`); by default a new one, removed on stop. */
+export async function startHocuspocusSqlite(options: { dataDir?: string; removeOnStop?: boolean } = {}): Promise<RunningBenchServer> {
+  const port = await freePort();
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'wave-bench-hocuspocus-'));
+  const removeOnStop = options.dataDir === undefined || options.removeOnStop === true;
+  const { child, url, lines } = await spawnUntilListening(
+    [join(BENCH_DIR, 'servers', 'hocuspocus-sqlite.mjs')],
+    { HOST: '127.0.0.1', PORT: String(port), SQLITE_FILE: join(dataDir, 'hocuspocus.db') },
+    BENCH_DIR,
+  );
+  const waiting: Array<(n: number) => void> = [];
+  lines((line) => {
+    const m = /^stores (\d+)$/.exec(line);
+    if (m) waiting.shift()?.(Number(m[1]));
+  });
+  const stop = stopper(child);
+  return {
+    kind: 'hocuspocus-sqlite',
+    url,
+    pid: child.pid!,
+    dataDir,
+    stop: async () => {
+      await stop();
+      if (removeOnStop) rmSync(dataDir, { recursive: true, force: true });
+    },
+    restart: async () => {
+      await stopper(child, 'SIGKILL')();
+      return startHocuspocusSqlite({ dataDir, removeOnStop });
+    },
+    storeCount: () =>
+      new Promise((res, rej) => {
+        const t = setTimeout(() => rej(new Error('hocuspocus-sqlite did not report its store count')), 5_000);
+        waiting.push((n) => {
+          clearTimeout(t);
+          res(n);
+        });
+        child.kill('SIGUSR2');
+      }),
+  };
+}
+
 export function startServer(kind: ServerKind, options: WaveOptions = {}): Promise<RunningBenchServer> {
-  return kind === 'wave' ? startWave(options) : kind === 'y-websocket' ? startYWebsocket() : startHocuspocus();
+  if (kind === 'wave') return startWave(options);
+  if (kind === 'y-websocket') return startYWebsocket();
+  return kind === 'hocuspocus' ? startHocuspocus() : startHocuspocusSqlite();
 }
 
 async function waitForPort(port: number): Promise<void> {

@@ -1,16 +1,17 @@
 /**
  * 2 and 4. Server fan-out: one document, N clients each inserting one character every 100 ms. Delivery latency
  * (send → applied in every other client), server CPU and RSS, load-generator CPU; for Wave also send → ack after
- * the SQLite commit. The peers relay without persisting.
+ * the SQLite commit. y-websocket and Hocuspocus relay without persisting; hocuspocus-sqlite relays and then stores
+ * the document through its Database extension on Hocuspocus's debounce (under this load: every 10 s).
  */
 import { runLoad, type LoadResult } from '../lib/loadgen.ts';
-import { startServer, type ServerKind } from '../lib/servers.ts';
-import type { ClientKind } from '../lib/clients.ts';
+import { startServer, type Stack } from '../lib/servers.ts';
 
-export const FANOUT_STACKS: Array<[ServerKind, ClientKind]> = [
-  ['wave', 'wave'],
-  ['y-websocket', 'y-websocket'],
-  ['hocuspocus', 'hocuspocus'],
+export const FANOUT_STACKS: Stack[] = [
+  { name: 'wave', server: 'wave', client: 'wave' },
+  { name: 'y-websocket', server: 'y-websocket', client: 'y-websocket' },
+  { name: 'hocuspocus', server: 'hocuspocus', client: 'hocuspocus' },
+  { name: 'hocuspocus-sqlite', server: 'hocuspocus-sqlite', client: 'hocuspocus' },
 ];
 
 /** The issue's rate: one character per client every 100 ms (a fast typist). */
@@ -45,15 +46,15 @@ export async function fanout(opts: { clients: number[]; runs: number; durationMs
     out[n] = {};
     // Runs interleave the stacks (wave, peers, wave, …) so that slow drifts of the shared machine hit all alike.
     for (let run = 0; run < opts.runs; run++) {
-      for (const [serverKind, clientKind] of FANOUT_STACKS) {
+      for (const stack of FANOUT_STACKS) {
         let r: LoadResult | undefined;
         /** Of the attempts, the one during which other processes used the least CPU. */
         let kept: LoadResult | undefined;
         for (let attempt = 0; attempt <= RETRIES_WHEN_BUSY && !r?.quiet && (attempt === 0 || mayRetry()); attempt++) {
-          const server = await startServer(serverKind);
+          const server = await startServer(stack.server);
           try {
             r = await runLoad({
-              kind: clientKind,
+              kind: stack.client,
               server,
               docs: 1,
               clientsPerDoc: n,
@@ -66,18 +67,18 @@ export async function fanout(opts: { clients: number[]; runs: number; durationMs
             r.quiet = (r.otherCpuPercent ?? 0) <= BUSY_OTHER_CPU_PERCENT;
             r.attempt = attempt + 1;
             if (!kept || (r.otherCpuPercent ?? 0) < (kept.otherCpuPercent ?? 0)) kept = r;
-            if (!r.quiet) opts.log(`  fanout ${n} ${clientKind} run ${run + 1}: other processes used ${r.otherCpuPercent!.toFixed(0)} % of a core meanwhile`);
-            opts.log(`  fanout ${n} ${clientKind} run ${run + 1}: p50 ${r.delivery.p50.toFixed(2)} p99 ${r.delivery.p99.toFixed(2)} ms, server ${r.server.cpuPercent.toFixed(0)}% CPU, loadgen ${r.loadgenCpuPercent.toFixed(0)}%${r.ack ? `, ack p99 ${r.ack.p99.toFixed(2)}` : ''}`);
+            if (!r.quiet) opts.log(`  fanout ${n} ${stack.name} run ${run + 1}: other processes used ${r.otherCpuPercent!.toFixed(0)} % of a core meanwhile`);
+            opts.log(`  fanout ${n} ${stack.name} run ${run + 1}: p50 ${r.delivery.p50.toFixed(2)} p99 ${r.delivery.p99.toFixed(2)} ms, server ${r.server.cpuPercent.toFixed(0)}% CPU, loadgen ${r.loadgenCpuPercent.toFixed(0)}%${r.ack ? `, ack p99 ${r.ack.p99.toFixed(2)}` : ''}${r.storesPerSecond !== undefined ? `, ${r.storesPerSecond.toFixed(1)} stores/s` : ''}`);
           } catch (err) {
             // One failed run (e.g. a load generator that died) is reported and skipped; the scenario goes on.
-            opts.log(`  fanout ${n} ${clientKind} run ${run + 1} FAILED: ${(err as Error).message}`);
-            failures.push(`fan-out ${n} ${clientKind} run ${run + 1}: ${(err as Error).message}`);
+            opts.log(`  fanout ${n} ${stack.name} run ${run + 1} FAILED: ${(err as Error).message}`);
+            failures.push(`fan-out ${n} ${stack.name} run ${run + 1}: ${(err as Error).message}`);
             break;
           } finally {
             await server.stop();
           }
         }
-        if (kept) (out[n][clientKind] ??= []).push(kept);
+        if (kept) (out[n][stack.name] ??= []).push(kept);
       }
     }
     opts.checkpoint?.();
