@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { alignNodes } from '../src/adapters/html/align.ts';
+import { seededRandom } from './helpers/random.js';
 
 const sameKind = (x: string, y: string) => x[0] === y[0];
 
@@ -52,8 +53,7 @@ describe('rich-text binding: pairing live nodes with rendered ones', () => {
   });
 
   it('pairs as many nodes as possible, in order, from every seeded draw of small lists', () => {
-    let s = 12345;
-    const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = seededRandom(12345);
     const kinds = ['t', 'i', 'b', 'a'];
     for (let n = 0; n < 2000; n++) {
       const a = Array.from({ length: Math.floor(rand() * 8) }, (_, k) => kinds[Math.floor(rand() * 4)]! + k);

@@ -4,19 +4,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderHtml, type Line } from 'wave-richtext';
 import { blocksOf, blockStarts, changedBlocks } from '../src/adapters/html/blocks.ts';
+import { seededRandom } from './helpers/random.js';
 
 const line = (text: string, attrs: Record<string, unknown> = {}): Line => ({ ops: text ? [{ insert: text }] : [], attrs });
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SHAPES: Array<Record<string, unknown>> = [
   {}, { header: 2 }, { list: 'bullet' }, { list: 'bullet', indent: 1 }, { list: 'ordered' }, { list: 'ordered', indent: 2 },
@@ -40,7 +30,7 @@ describe('rich-text line index', () => {
 
   it('rendering each block alone gives the whole document, for any shape concurrent edits leave', () => {
     for (let seed = 1; seed <= 500; seed++) {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       const lines = Array.from({ length: 1 + Math.floor(r() * 14) }, (_, k) => line(r() < 0.2 ? '' : `w${k}`, { ...SHAPES[Math.floor(r() * SHAPES.length)]! }));
       for (const options of [{}, { lineBeforeLeadingList: true, placeholder: { 'data-mce-bogus': '1' } }]) {
         const blocks = blocksOf(lines, options);

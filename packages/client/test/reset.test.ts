@@ -5,17 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as Y from 'yjs';
 import { applyEdits, captureEdits, writeDifference, type Edits } from '../src/core/reset.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from './helpers/random.js';
 
 const merge = (base: string, mine: string, onto: string): string => applyEdits({ base, mine }, onto);
 
@@ -61,7 +51,7 @@ test('[D3] an edit inside text the new content deleted is kept; text inserted in
 test('edits merge as concurrent edits: every insertion of both kept once, a base character kept unless one side deleted it, each side\'s order kept (random)', () => {
   // Unique characters (base, onto's insertions and the client's from three ranges) make each one traceable.
   const seed = 20270;
-  const rnd = rng(seed);
+  const rnd = seededRandom(seed);
   for (let i = 0; i < 2000; i++) {
     let next = 0;
     const fresh = (from: number) => String.fromCharCode(from + next++);
@@ -92,7 +82,7 @@ test('edits merge as concurrent edits: every insertion of both kept once, a base
 
 test('merging what did not change gives the other side; whole characters only (random, repeated characters and surrogate pairs)', () => {
   const seed = 7;
-  const rnd = rng(seed);
+  const rnd = seededRandom(seed);
   const alphabet = ['a', 'b', ' ', '\n', '😀', '😃', '👍'];
   const str = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
   const wholePairs = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
