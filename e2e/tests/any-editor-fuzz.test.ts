@@ -1,10 +1,9 @@
 // Randomized convergence across editor kinds on one document: Ann in Quill, Bob in Froala, Cid in TinyMCE (issue
 // #28), editing at the same time — typing new words at word boundaries, deleting whole words of one block,
 // formatting words (bold, italic, underline, strike, link), changing a block's type (heading, bulleted and numbered
-// list, blockquote; code blocks with WAVE_FUZZ_CODE_BLOCKS=1, see BLOCK_TYPES), indenting list items, inserting
-// images, pressing Enter — must end with the same lines in the three editors, read in the shared vocabulary
-// (lib/shared-reading.ts: block kinds, list indentation, quotes, text runs with their marks), and every word typed
-// and not deleted there exactly once.
+// list, blockquote, code block), indenting list items, inserting images, pressing Enter — must end with the same
+// lines in the three editors, read in the shared vocabulary (lib/shared-reading.ts: block kinds, list indentation,
+// quotes, text runs with their marks), and every word typed and not deleted there exactly once.
 // Not in this fuzz (richtext-fuzz.test.ts covers them for Froala and TinyMCE): undo, paste, deletions across blocks.
 // 300 operations per page (WAVE_FUZZ_OPS sets any number). The seed is printed; WAVE_E2E_SEED replays it.
 // `npm test` (CI) replays the first of NAMED_SEEDS; `npm run test:long` and WAVE_FUZZ=1 replay them all and draw a
@@ -177,19 +176,17 @@ function insertImage(r1, r2, src) {
 `;
 
 /**
- * Quill shows no embed and no inline format inside a code block: Quill 2.0's code block holds text only, and it drops
- * an image or a break there from its own document, so its indices would fall behind the shared text's from there on.
- * The shared text keeps the formats (Quill shows them again once the line is no code block) but the HTML editors
- * show them in their `<pre>`. So the fuzz inserts no image into a code block, makes no code block of a line with an
- * image, and formats no words in a code block (a concurrent edit may still combine them).
+ * Quill shows no inline format inside a code block: Quill 2.0's code block holds text only. The shared text keeps
+ * the formats (Quill shows them again once the line is no code block) but the HTML editors show them in their
+ * `<pre>`. So the fuzz formats no words in a code block, and, as a user could not, inserts no image into one and
+ * makes no code block of a line with an image (a concurrent edit may still combine them).
  */
 const FORMATS = ['bold', 'italic', 'underline', 'strike', 'link'] as const;
 /**
- * Code blocks are made only with WAVE_FUZZ_CODE_BLOCKS=1: a concurrent edit can still put an image into a code line
- * (a peer inserts one while another makes the line a code block), which Quill drops from its own document (see
- * above), and Quill's text then differs from the others' after it.
+ * A concurrent edit can still put an image into a code line (a peer inserts one while another makes the line a code
+ * block): every editor then shows the line as no code block ([RT-C1]).
  */
-const BLOCK_TYPES = process.env.WAVE_FUZZ_CODE_BLOCKS === '1' ? (['h2', 'ul', 'ol', 'quote', 'pre'] as const) : (['h2', 'ul', 'ol', 'quote'] as const);
+const BLOCK_TYPES = ['h2', 'ul', 'ol', 'quote', 'pre'] as const;
 
 /** The three users and their editors. */
 const USERS = [

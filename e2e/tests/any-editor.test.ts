@@ -545,4 +545,58 @@ describe('Quill on a line that is a code block for a while', () => {
       }
     });
   });
+
+  // A code block holds text only; only concurrent edits put an embed into a code line (an image inserted while a peer
+  // makes its line a code block). Every editor shows such a line as no code block ([RT-C1]); Quill, whose code
+  // block would drop the image from its own document, keeps it and its positions equal to the shared text's.
+  it('an image that lands in a code line, by an insert, a format or a merge, stays in Quill and Quill types after it', { timeout: TIMEOUT_MS }, async () => {
+    await withScene(browser, server, 'any-quill-code-image', async (scene) => {
+      const doc = freshDocId('any-quill-code-image');
+      const writer = await openNodeWriter(server, doc, [
+        { insert: 'alpha beta' }, { insert: '\n', attributes: { 'code-block': true } },
+        { insert: 'pic ' }, { insert: { image: PNG } }, { insert: ' gamma\n' },
+        { insert: 'delta' }, { insert: '\n', attributes: { 'code-block': true } },
+        { insert: 'omega\n' },
+      ]);
+      try {
+        const ann = await scene.open('Ann', quill, { doc });
+        await until('Ann to show the document', () => plain(ann, 'quill'), (t) => t.includes('omega'));
+        const y = writer.ytext;
+        const text = () => (y.toDelta() as DeltaOp[]).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+        const images = async () => (await contents(ann)).filter((op) => typeof op.insert === 'object' && 'image' in op.insert).length;
+        const sameAsShared = async (what: string) => {
+          const quillText = (await contents(ann)).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+          assert.equal(quillText, text(), `${what}: Quill's text and embeds, position for position, are the shared text's`);
+        };
+        // An image inserted into the code line.
+        y.insert(y.toString().indexOf('beta'), { image: PNG });
+        await until('Quill to show the code line with the image as a paragraph', () => quillLineFormats(ann, 'alpha'), (f) => f['code-block'] === undefined);
+        assert.equal(await images(), 2, 'Quill shows both images');
+        await sameAsShared('after the insert');
+        await typeBy(ann, 'quill', 'beta', 'after', 'X');
+        await writer.until("Ann's typing right after beta", () => text().includes('\ufffcbetaX\n'));
+        // The line with the other image made a code block.
+        const picEnd = () => text().indexOf('\n', text().indexOf('pic'));
+        y.format(picEnd(), 1, { 'code-block': true });
+        await typeBy(ann, 'quill', 'gamma', 'after', 'Y');
+        await writer.until("Ann's typing right after gamma", () => text().includes(' gammaY\n'));
+        assert.equal(await images(), 2, 'Quill still shows both images');
+        assert.equal((await quillLineFormats(ann, 'gamma'))['code-block'], undefined, 'the line with the image is no code block in Quill');
+        // The line with the image merged into the code line after it: the merged line holds the image.
+        y.delete(picEnd(), 1);
+        await until('Quill to show gammaYdelta on one line', () => plain(ann, 'quill'), (t) => t.includes('gammaYdelta'));
+        assert.equal(await images(), 2, 'Quill still shows both images after the merge');
+        await sameAsShared('after the merge');
+        assert.ok(text().includes('gammaYdelta'));
+        // The image out of the first line: it is a code block again in Quill.
+        y.delete(text().indexOf('\ufffc'), 1);
+        await until('Quill to show the first line as a code block again', () => quillLineFormats(ann, 'alpha'), (f) => f['code-block'] !== undefined);
+        await sameAsShared('after the image went');
+        await typeBy(ann, 'quill', 'delta', 'after', 'Z');
+        await writer.until("Ann's typing right after delta", () => text().includes('gammaYdeltaZ\n'));
+      } finally {
+        await writer.stop();
+      }
+    });
+  });
 });

@@ -36,7 +36,8 @@ export function quoteDepth(a: BlockAttrs): number {
 
 /**
  * The canonical lines of `lines`:
- * - [RT-P1] each line's block attributes checked and their conflicts resolved (`sanitizeBlock`);
+ * - [RT-P1] each line's block attributes checked and their conflicts resolved (`sanitizeBlock`; [RT-C1]: a line
+ *   holding an embed is no code block);
  * - [RT-L2] a list item is at most one level deeper than the line before it in its list;
  * - [RT-L3] a continuation paragraph needs an open item at its level, and takes that item's list kind;
  * - [RT-T3] the lines of one multi-line cell share its first line's cell attributes; every cell line of a table
@@ -44,7 +45,11 @@ export function quoteDepth(a: BlockAttrs): number {
  * - [RT-T4] a row with fewer cells than the table's widest row is padded with empty cells.
  */
 export function canonicalLines(lines: readonly Line[]): CanonicalLine[] {
-  const base: CanonicalLine[] = lines.map((line, i) => ({ ops: canonicalOps(line.ops), attrs: sanitizeBlock(line.attrs), source: i }));
+  const base: CanonicalLine[] = lines.map((line, i) => ({
+    ops: canonicalOps(line.ops),
+    attrs: sanitizeBlock(line.attrs, line.ops.some((op) => typeof op.insert !== 'string')),
+    source: i,
+  }));
   fixLists(base);
   return fixTables(base);
 }

@@ -241,10 +241,11 @@ const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0 
 /**
  * The block attributes of a line as the renderer reads them: each value checked, and the combinations that cannot
  * nest resolved by precedence ([RT-P1]): a table cell is top-level (no list, quote or code); a list item holds
- * paragraphs only (no header or code); a code block has no header. `list-cont` and `indent` need `list`.
- * List nesting against the lines before is `canonicalLines`' business (render.ts).
+ * paragraphs only (no header or code); a code block has no header; a line holding an embed (`holdsEmbed`: an
+ * image, a break) is no code block, since a code block holds text only ([RT-C1]). `list-cont` and `indent` need
+ * `list`. List nesting against the lines before is `canonicalLines`' business (render.ts).
  */
-export function sanitizeBlock(raw: Readonly<Record<string, unknown>> | undefined): BlockAttrs {
+export function sanitizeBlock(raw: Readonly<Record<string, unknown>> | undefined, holdsEmbed = false): BlockAttrs {
   const out: BlockAttrs = {};
   if (!raw) return out;
   const table = raw['table'];
@@ -269,7 +270,7 @@ export function sanitizeBlock(raw: Readonly<Record<string, unknown>> | undefined
       out.blockquote = true;
       if (isInt(raw['quote-depth'], 2, MAX_QUOTE_DEPTH)) out['quote-depth'] = raw['quote-depth'];
     }
-    if (out.list === undefined) {
+    if (out.list === undefined && !holdsEmbed) {
       const code = raw['code-block'];
       if (code === true || (typeof code === 'string' && /^[a-z0-9+#-]{1,30}$/i.test(code))) out['code-block'] = code;
     }

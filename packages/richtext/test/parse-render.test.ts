@@ -3,7 +3,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderHtml, renderText, type Line } from '../src/index.ts';
+import { linesToDelta, renderHtml, renderText, type Line } from '../src/index.ts';
+import { repairs } from '../src/repairs.ts';
 import { linesOf } from './helpers/html.ts';
 
 const L = (text: string, attrs: Record<string, unknown> = {}, inline?: Record<string, unknown>): Line => ({
@@ -94,6 +95,19 @@ describe('blocks', () => {
     assert.deepEqual(linesOf('<pre>a<br><br>b</pre>'), [code('a'), code(''), code('b')]);
     assert.deepEqual(linesOf('<pre><br></pre>'), [code('')]);
     assert.deepEqual(linesOf('<pre><strong>a</strong><br>b\nc</pre>'), [L('a', { 'code-block': true }, { bold: true }), code('b'), code('c')]);
+  });
+
+  it('[RT-C1][RT-P1][RT-R6] a code line holding an embed is shown as its other block formats, and the repair writes that', () => {
+    const img = 'https://x.org/a.png';
+    const withImage = (attrs: Record<string, unknown>): Line => ({ ops: [{ insert: 'a' }, { insert: { image: img } }, { insert: 'b' }], attrs });
+    const withBreak: Line = { ops: [{ insert: 'a' }, { insert: { break: true } }, { insert: 'b' }], attrs: { 'code-block': true } };
+    const lines = [L('x', { 'code-block': true }), withImage({ 'code-block': true }), L('y', { 'code-block': true })];
+    assert.equal(renderHtml(lines), `<pre>x</pre><p>a<img src="${img}">b</p><pre>y</pre>`);
+    assert.equal(renderHtml([withImage({ 'code-block': true, header: 2 })]), `<h2>a<img src="${img}">b</h2>`);
+    assert.equal(renderHtml([withBreak]), '<p>a<br>b</p>');
+    assert.deepEqual(linesOf(renderHtml(lines)), [L('x', { 'code-block': true }), withImage({}), L('y', { 'code-block': true })]);
+    // The repair: one write, the code-block format taken off the line's "\n" (index 2 + 3).
+    assert.deepEqual(repairs(linesToDelta(lines)), [{ kind: 'format', index: 5, length: 1, attributes: { 'code-block': null } }]);
   });
 });
 

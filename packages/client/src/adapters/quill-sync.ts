@@ -23,6 +23,12 @@
  * - Quill's code block holds plain text and drops the inline formats it is given; each line such a change touches
  *   that is no code block is given the shared text's inline formats again, so a line that was a code block for a
  *   while shows them as the HTML editors do ([RT-C1]).
+ * - Quill's code block also drops the embeds it is given (an image, a break), and Quill's positions after one would
+ *   then be one behind the shared text's. A line holding an embed is no code block in the canonical form ([RT-C1]),
+ *   and Quill is never given a code block through a change: `code-block` is taken out of every Delta this binding
+ *   applies, and `showLines` gives it to the lines that hold no embed. Before a remote change that can put an embed
+ *   into a line (an embed inserted, a "\n" or an embed deleted: lines merge), the lines it spans stop being code
+ *   blocks in Quill; after it, `showLines` shows each of them as the canonical form says.
  */
 import type * as Y from 'yjs';
 import { sanitizeBlock } from 'wave-richtext';
@@ -43,6 +49,7 @@ export interface QuillForSync {
   getContents(index?: number, length?: number): { ops: QuillOp[] };
   getText(index: number, length: number): string;
   getSelection(): { index: number; length: number } | null;
+  getLine(index: number): [{ length(): number } | null, number];
   setSelection(index: number, length: number, source?: unknown): void;
   on(name: 'editor-change', fn: (...args: unknown[]) => void): unknown;
   off(name: 'editor-change', fn: (...args: unknown[]) => void): unknown;
@@ -95,6 +102,59 @@ function touchedEnds(ops: readonly QuillOp[], lineEnds: (from: number, length: n
   return out;
 }
 
+/** `ops` without the `code-block` format: Quill is given code blocks by `showLines` only. */
+function withoutCodeBlock(ops: readonly QuillOp[]): QuillOp[] {
+  return ops.map((op) => {
+    if (op.attributes === undefined || !('code-block' in op.attributes)) return op;
+    const { 'code-block': _code, ...attributes } = op.attributes;
+    return { ...op, attributes };
+  });
+}
+
+const opLength = (op: QuillOp): number => (typeof op.insert === 'string' ? op.insert.length : 1);
+
+/**
+ * The parts of a change that can move an embed into another line or change what a line holds: an embed inserted,
+ * or a deletion of content holding a "\n" or an embed. Each as `[from, to]` in the document before the change and
+ * `at`, its position after it. `before(from, length)` reads the document before the change.
+ */
+function structuralSpans(ops: readonly QuillOp[], before: (from: number, length: number) => readonly QuillOp[]): Array<{ from: number; to: number; at: number }> {
+  const out: Array<{ from: number; to: number; at: number }> = [];
+  let oldPos = 0;
+  let newPos = 0;
+  for (const op of ops) {
+    if (op.delete !== undefined) {
+      const removed = before(oldPos, op.delete);
+      if (removed.some((r) => typeof r.insert !== 'string' || r.insert.includes('\n'))) out.push({ from: oldPos, to: oldPos + op.delete, at: newPos });
+      oldPos += op.delete;
+    } else if (op.insert !== undefined) {
+      if (typeof op.insert !== 'string' || op.insert.includes('\n')) out.push({ from: oldPos, to: oldPos, at: newPos });
+      newPos += opLength(op);
+    } else {
+      const n = typeof op.retain === 'number' ? op.retain : 1;
+      oldPos += n;
+      newPos += n;
+    }
+  }
+  return out;
+}
+
+/** The position after the change `ops` of position `index` before it, or null when the change deleted it. */
+function mapIndex(ops: readonly QuillOp[], index: number): number | null {
+  let oldPos = 0;
+  let shift = 0;
+  for (const op of ops) {
+    if (oldPos > index) break;
+    if (op.delete !== undefined) {
+      if (index < oldPos + op.delete) return null;
+      oldPos += op.delete;
+      shift -= op.delete;
+    } else if (op.insert !== undefined) shift += opLength(op);
+    else oldPos += typeof op.retain === 'number' ? op.retain : 1;
+  }
+  return index + shift;
+}
+
 /** The attributes of each "\n" at one of `wanted` (ascending indices) in `ops`, a document's ops from index `from`. */
 function lineAttrs(ops: readonly QuillOp[], from: number, wanted: readonly number[]): Map<number, Record<string, unknown>> {
   const out = new Map<number, Record<string, unknown>>();
@@ -108,6 +168,33 @@ function lineAttrs(ops: readonly QuillOp[], from: number, wanted: readonly numbe
       if (typeof op.insert === 'string' && op.insert[wanted[k]! - pos] === '\n') out.set(wanted[k]!, op.attributes ?? {});
     }
     pos += n;
+  }
+  return out;
+}
+
+/** Which of the lines ending at `wanted` (ascending "\n" indices) hold an embed, in `ops`, a whole document. */
+function linesWithEmbeds(ops: readonly QuillOp[], wanted: readonly number[]): Set<number> {
+  const out = new Set<number>();
+  let pos = 0;
+  let k = 0;
+  let embed = false;
+  for (const op of ops) {
+    if (k >= wanted.length) break;
+    if (typeof op.insert !== 'string') {
+      embed = true;
+      pos++;
+      continue;
+    }
+    for (let i = op.insert.indexOf('\n'); i >= 0; i = op.insert.indexOf('\n', i + 1)) {
+      while (k < wanted.length && wanted[k]! < pos + i) k++;
+      if (pos + i === wanted[k]) {
+        if (embed) out.add(pos + i);
+        k++;
+      }
+      embed = false;
+      if (k >= wanted.length) break;
+    }
+    pos += op.insert.length;
   }
   return out;
 }
@@ -147,6 +234,21 @@ function inlineFormatsOf(ops: readonly QuillOp[], ends: readonly number[]): Quil
   return change;
 }
 
+/** The ops of document `ops` in [from, from + length). */
+function slice(ops: readonly QuillOp[], from: number, length: number): QuillOp[] {
+  const out: QuillOp[] = [];
+  let pos = 0;
+  for (const op of ops) {
+    const n = opLength(op);
+    if (pos + n > from && pos < from + length) {
+      out.push(typeof op.insert === 'string' ? { ...op, insert: op.insert.slice(Math.max(0, from - pos), from + length - pos) } : op);
+    }
+    pos += n;
+    if (pos >= from + length) break;
+  }
+  return out;
+}
+
 /** Shared-text ops → Quill ops. */
 export function toQuill(ops: readonly QuillOp[]): QuillOp[] {
   return ops.map((op) => (isBreak(op.insert, 'break') ? { ...op, insert: { [QUILL_BREAK]: true } } : op));
@@ -165,8 +267,13 @@ export class QuillSync {
     registerBreak(quill);
     ytext.observe(this.onRemote);
     quill.on('editor-change', this.onQuill);
-    quill.setContents(toQuill(ytext.toDelta() as QuillOp[]), this);
-    this.showLines(this.lineEnds(0, quill.getLength()));
+    this.showAll();
+  }
+
+  /** Quill shows the whole shared text. */
+  private showAll(): void {
+    this.quill.setContents(withoutCodeBlock(toQuill(this.ytext.toDelta() as QuillOp[])), this);
+    this.showLines(this.lineEnds(0, this.quill.getLength()));
   }
 
   destroy(): void {
@@ -179,8 +286,28 @@ export class QuillSync {
     const ops = toQuill(event.delta as QuillOp[]).map((op) =>
       op.insert === undefined ? op : { ...op, attributes: { ...this.unset, ...(op.attributes ?? {}) } },
     );
-    this.quill.updateContents(ops, this);
-    this.showLines(touchedEnds(ops, this.lineEnds));
+    const spans = structuralSpans(ops, (from, length) => this.quill.getContents(from, length).ops);
+    // The lines an embed can move into stop being code blocks first, so that Quill's code block drops nothing.
+    const unshown: number[] = [];
+    for (const { from, to } of spans) unshown.push(...this.codeLineEnds(from, this.lineEnd(to) + 1 - from));
+    if (unshown.length > 0) {
+      // Positions of the document before the change, which the shared text no longer is: formats Quill only.
+      const change: QuillOp[] = [];
+      let done = 0;
+      for (const at of unshown) {
+        change.push({ retain: at - done }, { retain: 1, attributes: { 'code-block': null } });
+        done = at + 1;
+      }
+      this.quill.updateContents(change, this);
+    }
+    this.quill.updateContents(withoutCodeBlock(ops), this);
+    const ends = touchedEnds(ops, this.lineEnds);
+    for (const at of unshown) {
+      const mapped = mapIndex(ops, at);
+      if (mapped !== null) ends.push(mapped);
+    }
+    for (const { at } of spans) ends.push(this.lineEnd(at));
+    this.showLines(ends);
     // Quill's document always ends with a "\n" of its own; it is the shared text's last one when the shared text ends
     // with a "\n" (a Delta document does), else one more (a plain text seeded by a textarea). A remote change that
     // gives the shared text a final "\n" (forceSync with a Delta over a plain text) leaves Quill with both: Quill
@@ -188,21 +315,42 @@ export class QuillSync {
     const length = this.quill.getLength();
     if (length === this.ytext.length + 1 && this.quill.getText(length - 2, 1) === '\n') {
       const selection = this.quill.getSelection();
-      this.quill.setContents(toQuill(this.ytext.toDelta() as QuillOp[]), this);
-      this.showLines(this.lineEnds(0, this.quill.getLength()));
+      this.showAll();
       if (selection) this.quill.setSelection(selection.index, selection.length, this);
     }
   };
 
   private readonly onQuill = (...args: unknown[]): void => {
-    const [name, delta, , source] = args as [string, { ops?: QuillOp[] } | undefined, unknown, unknown];
+    const [name, delta, before, source] = args as [string, { ops?: QuillOp[] } | undefined, { ops: QuillOp[] }, unknown];
     if (name !== 'text-change' || !delta?.ops) return;
     for (const op of delta.ops) for (const key of Object.keys(op.attributes ?? {})) this.unset[key] = null;
     if (source === this) return;
     const ops = fromQuill(delta.ops);
     this.ytext.doc!.transact(() => this.ytext.applyDelta(ops), this);
-    this.showLines(touchedEnds(delta.ops, this.lineEnds));
+    const ends = touchedEnds(delta.ops, this.lineEnds);
+    for (const { at } of structuralSpans(delta.ops, (from, length) => slice(before.ops, from, length))) ends.push(this.lineEnd(at));
+    this.showLines(ends);
   };
+
+  /** The index of the "\n" that ends the line holding Quill's position `index`. */
+  private lineEnd(index: number): number {
+    const [line, offset] = this.quill.getLine(Math.min(index, this.quill.getLength() - 1));
+    return line === null ? this.quill.getLength() - 1 : index - offset + line.length() - 1;
+  }
+
+  /** The indices of the "\n"s in Quill's [from, from + length) that end a line Quill shows as a code block. */
+  private codeLineEnds(from: number, length: number): number[] {
+    const out: number[] = [];
+    let pos = from;
+    for (const op of this.quill.getContents(from, length).ops) {
+      const n = opLength(op);
+      if (typeof op.insert === 'string' && op.attributes?.['code-block'] != null) {
+        for (let i = op.insert.indexOf('\n'); i >= 0; i = op.insert.indexOf('\n', i + 1)) out.push(pos + i);
+      }
+      pos += n;
+    }
+    return out;
+  }
 
   /** The indices of the "\n"s in Quill's [from, from + length). */
   private readonly lineEnds = (from: number, length: number): number[] => {
@@ -231,6 +379,7 @@ export class QuillSync {
     const first = wanted[0]!;
     const shared = this.ytext.toDelta() as QuillOp[];
     const sharedAttrs = lineAttrs(shared, 0, wanted);
+    const withEmbeds = linesWithEmbeds(shared, wanted);
     const shownAttrs = lineAttrs(this.quill.getContents(first, wanted[wanted.length - 1]! + 1 - first).ops, first, wanted);
     const change: QuillOp[] = [];
     // Lines shown as no code block: they show the shared inline formats (formats Quill dropped in a code block).
@@ -240,7 +389,7 @@ export class QuillSync {
       const attrs = sharedAttrs.get(at);
       const shown = shownAttrs.get(at);
       if (attrs === undefined || shown === undefined) continue;
-      const canonical = sanitizeBlock(attrs) as Record<string, unknown>;
+      const canonical = sanitizeBlock(attrs, withEmbeds.has(at)) as Record<string, unknown>;
       const winner = blots.find((name) => canonical[name] !== undefined);
       const format: Record<string, unknown> = {};
       // The others first: Quill replaces the line's blot with each block format it is given, the last one staying.
