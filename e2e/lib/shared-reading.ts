@@ -15,8 +15,8 @@ import type { Page } from 'playwright-core';
  *   placeholder, RICHTEXT.md [RT-H6], and not read).
  * - Text: U+00A0 is a space and zero-width caret characters are dropped ([RT-H5]); whitespace-only text between
  *   blocks is source formatting. Editor UI is skipped: TinyMCE's `data-mce-bogus="all"` and bookmarks (other bogus
- *   elements are unwrapped, a bogus `<br>` dropped), Froala's `fr-marker` and "Powered by" (`data-f-id="pbf"`),
- *   Quill's `ql-ui`.
+ *   elements are unwrapped, a bogus `<br>` dropped, but read as a `<br>` in a `<pre>`, where Froala writes one),
+ *   Froala's `fr-marker` and "Powered by" (`data-f-id="pbf"`), Quill's `ql-ui`.
  */
 const READ_LINES = String.raw`(function () {
   var root = window.quill ? window.quill.root : window.froala ? window.froala.el : window.tiny.getBody();
@@ -56,6 +56,8 @@ const READ_LINES = String.raw`(function () {
   /** One inline node into line \`l\`. */
   function inlineNode(c, l, marks, exact) {
     if (c.nodeType === 3) add(l, clean(c.data, exact), marks);
+    // In a <pre>, TinyMCE's bogus <br> is the placeholder of an empty last line, which Froala spells as a <br>.
+    else if (exact && c.nodeName === 'BR' && c.hasAttribute('data-mce-bogus')) add(l, '⏎', marks);
     else if (c.nodeType !== 1 || ui(c)) return;
     else if (c.nodeName === 'BR') add(l, '⏎', marks);
     else if (c.nodeName === 'IMG') add(l, '[img ' + c.getAttribute('src') + ']', marks);

@@ -599,4 +599,31 @@ describe('Quill on a line that is a code block for a while', () => {
       }
     });
   });
+
+  it('Backspace in Quill at the start of a code line after a line with an image keeps the image, in Quill and in the shared text', { timeout: TIMEOUT_MS }, async () => {
+    await withScene(browser, server, 'any-quill-code-merge', async (scene) => {
+      const doc = freshDocId('any-quill-code-merge');
+      const writer = await openNodeWriter(server, doc, [
+        { insert: 'pic ' }, { insert: { image: PNG } }, { insert: ' alpha\n' },
+        { insert: 'code' }, { insert: '\n', attributes: { 'code-block': true } },
+        { insert: 'omega\n' },
+      ]);
+      try {
+        const ann = await scene.open('Ann', quill, { doc });
+        await until('Ann to show the document', () => plain(ann, 'quill'), (t) => t.includes('omega'));
+        const y = writer.ytext;
+        const text = () => (y.toDelta() as DeltaOp[]).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+        await typeBy(ann, 'quill', 'code', 'before', '');
+        await ann.page.keyboard.press('Backspace');
+        await writer.until('the lines merged', () => text().includes('alphacode'));
+        await typeBy(ann, 'quill', 'code', 'after', 'X');
+        await writer.until("Ann's typing right after code", () => text().includes('alphacodeX\n'));
+        assert.ok(text().includes('\ufffc'), `the image is in the shared text: ${JSON.stringify(y.toDelta())}`);
+        const quillText = (await contents(ann)).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+        assert.equal(quillText, text(), "Quill's text and embeds are the shared text's");
+      } finally {
+        await writer.stop();
+      }
+    });
+  });
 });

@@ -54,7 +54,10 @@ export interface QuillForSync {
   on(name: 'editor-change', fn: (...args: unknown[]) => void): unknown;
   off(name: 'editor-change', fn: (...args: unknown[]) => void): unknown;
   scroll: { registry: { query(name: string): unknown; register(...definitions: unknown[]): unknown } };
-  constructor: { import(name: 'parchment'): { EmbedBlot: new (...args: never[]) => object } };
+  constructor: {
+    import(name: 'parchment'): { EmbedBlot: new (...args: never[]) => object };
+    import(name: 'delta'): new (ops: QuillOp[]) => QuillDelta;
+  };
 }
 
 /** Quill's name of the shared text's `{ break: true }` embed. */
@@ -114,89 +117,53 @@ function withoutCodeBlock(ops: readonly QuillOp[]): QuillOp[] {
 const opLength = (op: QuillOp): number => (typeof op.insert === 'string' ? op.insert.length : 1);
 
 /**
- * The parts of a change that can move an embed into another line or change what a line holds: an embed inserted,
- * or a deletion of content holding a "\n" or an embed. Each as `[from, to]` in the document before the change and
- * `at`, its position after it. `before(from, length)` reads the document before the change.
+ * The parts of a change that can move an embed into another line or change what a line holds: an embed or a "\n"
+ * inserted, or a deletion of content holding a "\n" or an embed. Each as `[from, to]` in the document before the
+ * change, which `before(from, length)` reads.
  */
-function structuralSpans(ops: readonly QuillOp[], before: (from: number, length: number) => readonly QuillOp[]): Array<{ from: number; to: number; at: number }> {
-  const out: Array<{ from: number; to: number; at: number }> = [];
-  let oldPos = 0;
-  let newPos = 0;
+function structuralSpans(ops: readonly QuillOp[], before: (from: number, length: number) => readonly QuillOp[]): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  const lineContent = (op: QuillOp) => typeof op.insert !== 'string' || op.insert!.includes('\n');
+  let pos = 0;
   for (const op of ops) {
     if (op.delete !== undefined) {
-      const removed = before(oldPos, op.delete);
-      if (removed.some((r) => typeof r.insert !== 'string' || r.insert.includes('\n'))) out.push({ from: oldPos, to: oldPos + op.delete, at: newPos });
-      oldPos += op.delete;
+      if (before(pos, op.delete).some(lineContent)) out.push([pos, pos + op.delete]);
+      pos += op.delete;
     } else if (op.insert !== undefined) {
-      if (typeof op.insert !== 'string' || op.insert.includes('\n')) out.push({ from: oldPos, to: oldPos, at: newPos });
-      newPos += opLength(op);
-    } else {
-      const n = typeof op.retain === 'number' ? op.retain : 1;
-      oldPos += n;
-      newPos += n;
-    }
+      if (lineContent(op)) out.push([pos, pos]);
+    } else pos += typeof op.retain === 'number' ? op.retain : 1;
   }
   return out;
 }
 
-/** The position after the change `ops` of position `index` before it, or null when the change deleted it. */
-function mapIndex(ops: readonly QuillOp[], index: number): number | null {
-  let oldPos = 0;
-  let shift = 0;
-  for (const op of ops) {
-    if (oldPos > index) break;
-    if (op.delete !== undefined) {
-      if (index < oldPos + op.delete) return null;
-      oldPos += op.delete;
-      shift -= op.delete;
-    } else if (op.insert !== undefined) shift += opLength(op);
-    else oldPos += typeof op.retain === 'number' ? op.retain : 1;
-  }
-  return index + shift;
-}
-
-/** The attributes of each "\n" at one of `wanted` (ascending indices) in `ops`, a document's ops from index `from`. */
-function lineAttrs(ops: readonly QuillOp[], from: number, wanted: readonly number[]): Map<number, Record<string, unknown>> {
+/**
+ * The attributes of each "\n" at one of `wanted` (ascending indices) in `ops`, a document's ops from index `from`;
+ * and which of those lines hold an embed (read right for every line but the first when `from` is no line start).
+ */
+function lineAttrs(ops: readonly QuillOp[], from: number, wanted: readonly number[]): [Map<number, Record<string, unknown>>, Set<number>] {
   const out = new Map<number, Record<string, unknown>>();
+  const embeds = new Set<number>();
+  let embed = false;
   let pos = from;
   let k = 0;
   while (k < wanted.length && wanted[k]! < from) k++;
   for (const op of ops) {
     if (k >= wanted.length) break;
-    const n = typeof op.insert === 'string' ? op.insert.length : 1;
-    for (; k < wanted.length && wanted[k]! < pos + n; k++) {
-      if (typeof op.insert === 'string' && op.insert[wanted[k]! - pos] === '\n') out.set(wanted[k]!, op.attributes ?? {});
+    const n = opLength(op);
+    if (typeof op.insert !== 'string') embed = true;
+    else {
+      for (let i = op.insert.indexOf('\n'); i >= 0; i = op.insert.indexOf('\n', i + 1)) {
+        while (k < wanted.length && wanted[k]! < pos + i) k++;
+        if (wanted[k] === pos + i) {
+          out.set(pos + i, op.attributes ?? {});
+          if (embed) embeds.add(pos + i);
+        }
+        embed = false;
+      }
     }
     pos += n;
   }
-  return out;
-}
-
-/** Which of the lines ending at `wanted` (ascending "\n" indices) hold an embed, in `ops`, a whole document. */
-function linesWithEmbeds(ops: readonly QuillOp[], wanted: readonly number[]): Set<number> {
-  const out = new Set<number>();
-  let pos = 0;
-  let k = 0;
-  let embed = false;
-  for (const op of ops) {
-    if (k >= wanted.length) break;
-    if (typeof op.insert !== 'string') {
-      embed = true;
-      pos++;
-      continue;
-    }
-    for (let i = op.insert.indexOf('\n'); i >= 0; i = op.insert.indexOf('\n', i + 1)) {
-      while (k < wanted.length && wanted[k]! < pos + i) k++;
-      if (pos + i === wanted[k]) {
-        if (embed) out.add(pos + i);
-        k++;
-      }
-      embed = false;
-      if (k >= wanted.length) break;
-    }
-    pos += op.insert.length;
-  }
-  return out;
+  return [out, embeds];
 }
 
 /**
@@ -234,21 +201,6 @@ function inlineFormatsOf(ops: readonly QuillOp[], ends: readonly number[]): Quil
   return change;
 }
 
-/** The ops of document `ops` in [from, from + length). */
-function slice(ops: readonly QuillOp[], from: number, length: number): QuillOp[] {
-  const out: QuillOp[] = [];
-  let pos = 0;
-  for (const op of ops) {
-    const n = opLength(op);
-    if (pos + n > from && pos < from + length) {
-      out.push(typeof op.insert === 'string' ? { ...op, insert: op.insert.slice(Math.max(0, from - pos), from + length - pos) } : op);
-    }
-    pos += n;
-    if (pos >= from + length) break;
-  }
-  return out;
-}
-
 /** Shared-text ops → Quill ops. */
 export function toQuill(ops: readonly QuillOp[]): QuillOp[] {
   return ops.map((op) => (isBreak(op.insert, 'break') ? { ...op, insert: { [QUILL_BREAK]: true } } : op));
@@ -259,12 +211,21 @@ export function fromQuill(ops: readonly QuillOp[]): QuillOp[] {
   return ops.map((op) => (isBreak(op.insert, QUILL_BREAK) ? { ...op, insert: { break: true } } : op));
 }
 
+/** The part of Quill's `Delta` (quill-delta) this binding uses. */
+interface QuillDelta {
+  ops: QuillOp[];
+  slice(from: number, to: number): QuillDelta;
+  transformPosition(index: number): number;
+}
+
 export class QuillSync {
   /** Every format name Quill has written, each as `null`: added to remote inserts that do not carry it. */
   private readonly unset: Record<string, null> = {};
+  private readonly Delta: new (ops: QuillOp[]) => QuillDelta;
 
   constructor(private readonly ytext: Y.Text, private readonly quill: QuillForSync) {
     registerBreak(quill);
+    this.Delta = quill.constructor.import('delta');
     ytext.observe(this.onRemote);
     quill.on('editor-change', this.onQuill);
     this.showAll();
@@ -289,7 +250,7 @@ export class QuillSync {
     const spans = structuralSpans(ops, (from, length) => this.quill.getContents(from, length).ops);
     // The lines an embed can move into stop being code blocks first, so that Quill's code block drops nothing.
     const unshown: number[] = [];
-    for (const { from, to } of spans) unshown.push(...this.codeLineEnds(from, this.lineEnd(to) + 1 - from));
+    for (const [from, to] of spans) unshown.push(...this.lineEnds(from, this.lineEnd(to) + 1 - from, true));
     if (unshown.length > 0) {
       // Positions of the document before the change, which the shared text no longer is: formats Quill only.
       const change: QuillOp[] = [];
@@ -302,12 +263,7 @@ export class QuillSync {
     }
     this.quill.updateContents(withoutCodeBlock(ops), this);
     const ends = touchedEnds(ops, this.lineEnds);
-    for (const at of unshown) {
-      const mapped = mapIndex(ops, at);
-      if (mapped !== null) ends.push(mapped);
-    }
-    for (const { at } of spans) ends.push(this.lineEnd(at));
-    this.showLines(ends);
+    this.showLines(ends.concat(this.linesAt(new this.Delta(ops), [...unshown, ...spans.map(([from]) => from)])));
     // Quill's document always ends with a "\n" of its own; it is the shared text's last one when the shared text ends
     // with a "\n" (a Delta document does), else one more (a plain text seeded by a textarea). A remote change that
     // gives the shared text a final "\n" (forceSync with a Delta over a plain text) leaves Quill with both: Quill
@@ -321,16 +277,20 @@ export class QuillSync {
   };
 
   private readonly onQuill = (...args: unknown[]): void => {
-    const [name, delta, before, source] = args as [string, { ops?: QuillOp[] } | undefined, { ops: QuillOp[] }, unknown];
+    const [name, delta, before, source] = args as [string, QuillDelta | undefined, QuillDelta, unknown];
     if (name !== 'text-change' || !delta?.ops) return;
     for (const op of delta.ops) for (const key of Object.keys(op.attributes ?? {})) this.unset[key] = null;
     if (source === this) return;
     const ops = fromQuill(delta.ops);
     this.ytext.doc!.transact(() => this.ytext.applyDelta(ops), this);
-    const ends = touchedEnds(delta.ops, this.lineEnds);
-    for (const { at } of structuralSpans(delta.ops, (from, length) => slice(before.ops, from, length))) ends.push(this.lineEnd(at));
-    this.showLines(ends);
+    const spans = structuralSpans(delta.ops, (from, length) => before.slice(from, from + length).ops);
+    this.showLines(touchedEnds(delta.ops, this.lineEnds).concat(this.linesAt(delta, spans.map(([from]) => from))));
   };
+
+  /** The "\n"s ending the lines that hold, after `change`, the positions `at` before it. */
+  private linesAt(change: QuillDelta, at: readonly number[]): number[] {
+    return at.map((i) => this.lineEnd(change.transformPosition(i)));
+  }
 
   /** The index of the "\n" that ends the line holding Quill's position `index`. */
   private lineEnd(index: number): number {
@@ -338,31 +298,15 @@ export class QuillSync {
     return line === null ? this.quill.getLength() - 1 : index - offset + line.length() - 1;
   }
 
-  /** The indices of the "\n"s in Quill's [from, from + length) that end a line Quill shows as a code block. */
-  private codeLineEnds(from: number, length: number): number[] {
+  /** The indices of the "\n"s in Quill's [from, from + length); with `code`, of those that end a code block line. */
+  private readonly lineEnds = (from: number, length: number, code = false): number[] => {
     const out: number[] = [];
     let pos = from;
     for (const op of this.quill.getContents(from, length).ops) {
-      const n = opLength(op);
-      if (typeof op.insert === 'string' && op.attributes?.['code-block'] != null) {
+      if (typeof op.insert === 'string' && (!code || op.attributes?.['code-block'] != null)) {
         for (let i = op.insert.indexOf('\n'); i >= 0; i = op.insert.indexOf('\n', i + 1)) out.push(pos + i);
       }
-      pos += n;
-    }
-    return out;
-  }
-
-  /** The indices of the "\n"s in Quill's [from, from + length). */
-  private readonly lineEnds = (from: number, length: number): number[] => {
-    const out: number[] = [];
-    let pos = from;
-    for (const op of this.quill.getContents(from, length).ops) {
-      if (typeof op.insert !== 'string') {
-        pos++;
-        continue;
-      }
-      for (let i = op.insert.indexOf('\n'); i >= 0; i = op.insert.indexOf('\n', i + 1)) out.push(pos + i);
-      pos += op.insert.length;
+      pos += opLength(op);
     }
     return out;
   };
@@ -378,9 +322,8 @@ export class QuillSync {
     const wanted = [...new Set(ends)].sort((a, b) => a - b);
     const first = wanted[0]!;
     const shared = this.ytext.toDelta() as QuillOp[];
-    const sharedAttrs = lineAttrs(shared, 0, wanted);
-    const withEmbeds = linesWithEmbeds(shared, wanted);
-    const shownAttrs = lineAttrs(this.quill.getContents(first, wanted[wanted.length - 1]! + 1 - first).ops, first, wanted);
+    const [sharedAttrs, withEmbeds] = lineAttrs(shared, 0, wanted);
+    const [shownAttrs] = lineAttrs(this.quill.getContents(first, wanted[wanted.length - 1]! + 1 - first).ops, first, wanted);
     const change: QuillOp[] = [];
     // Lines shown as no code block: they show the shared inline formats (formats Quill dropped in a code block).
     const plain: number[] = [];
