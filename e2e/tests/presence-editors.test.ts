@@ -67,8 +67,8 @@ for (const { kind, driver } of EDITORS) {
         const doc = freshDocId(`presence-${kind}`);
         const ada = await scene.open('Ada Lovelace', driver, { doc, text: TEXT, query: { email: 'ada@example.com' } });
         const bob = await scene.open('Bob', driver, { doc, text: TEXT, query: { color: '#e6550d' } });
-        // Cy: labels always on, avatars vertical on the left, solid pointer.
-        const cy = await scene.open('Cy Young', driver, { doc, text: TEXT, query: { labels: '1', avatars: 'left,vertical', shape: 'pointerSolid' } });
+        // Cy: labels always on, avatars vertical on the left, solid pointer, a named colour.
+        const cy = await scene.open('Cy Young', driver, { doc, text: TEXT, query: { labels: '1', avatars: 'left,vertical', shape: 'pointerSolid', color: 'rebeccapurple' } });
         const peers = [ada, bob, cy];
 
         // ---- avatars: every user, in join order, in each page ----
@@ -77,6 +77,7 @@ for (const { kind, driver } of EDITORS) {
           assert.deepEqual(info!.names, ['Ada Lovelace', 'Bob', 'Cy Young'].map((n) => (n === peer.name ? `${n} (you)` : n)));
           assert.deepEqual(info!.initials, ['AL', 'B', 'CY']);
           assert.equal(info!.colors[1], 'rgb(230, 85, 13)', "Bob's own colour");
+          assert.equal(info!.colors[2], 'rgb(102, 51, 153)', "Cy's own colour, a named one");
           assert.ok(info!.visible);
         }
         // The tooltip: name and e-mail, on hover.

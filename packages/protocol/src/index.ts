@@ -26,6 +26,7 @@ export {
   STAMPED_FIELDS,
   MAX_AWARENESS_STATE,
   isCssColor,
+  isCssColorWith,
   isSafeUrl,
   sanitizeUser,
   pickColor,

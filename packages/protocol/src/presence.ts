@@ -37,8 +37,9 @@ export const PALETTE = [
 
 const LIMITS = { name: 100, email: 254, avatar: 2048, id: 256 } as const;
 
-// CSS Color 4 named colours (https://www.w3.org/TR/css-color-4/#named-colors), lower case.
-const NAMED_COLORS = new Set(
+// CSS Color 4 named colours (https://www.w3.org/TR/css-color-4/#named-colors), lower case, space-separated. A string
+// constant (and the set built from it on first use) so that a bundle that never calls `isCssColor` leaves it out.
+const NAMED_COLOR_LIST =
   ('aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue blueviolet brown burlywood ' +
     'cadetblue chartreuse chocolate coral cornflowerblue cornsilk crimson cyan darkblue darkcyan darkgoldenrod darkgray ' +
     'darkgreen darkgrey darkkhaki darkmagenta darkolivegreen darkorange darkorchid darkred darksalmon darkseagreen ' +
@@ -52,8 +53,8 @@ const NAMED_COLORS = new Set(
     'palegoldenrod palegreen paleturquoise palevioletred papayawhip peachpuff peru pink plum powderblue purple ' +
     'rebeccapurple red rosybrown royalblue saddlebrown salmon sandybrown seagreen seashell sienna silver skyblue ' +
     'slateblue slategray slategrey snow springgreen steelblue tan teal thistle tomato turquoise violet wheat white ' +
-    'whitesmoke yellow yellowgreen').split(' '),
-);
+    'whitesmoke yellow yellowgreen');
+let namedColors: Set<string> | null = null;
 
 const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
 const NUM = String.raw`\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:%|deg)?\s*`;
@@ -64,9 +65,18 @@ const FUNC_COLOR = new RegExp(String.raw`^(?:rgba?|hsla?)\((?:${NUM},${NUM},${NU
  * numeric arguments, or a CSS named colour. Rejects everything else (`url(…)`, `;`, `var()`, …).
  */
 export function isCssColor(value: unknown): value is string {
+  return isCssColorWith(value, (word) => (namedColors ??= new Set(NAMED_COLOR_LIST.split(' '))).has(word));
+}
+
+/**
+ * `isCssColor` with the named colours decided by `isNamed`, given one word of ASCII letters, lower case (a browser
+ * asks its CSS parser, `CSS.supports('color', word)`, instead of carrying the list). A word cannot carry anything
+ * but a keyword, whatever `isNamed` answers.
+ */
+export function isCssColorWith(value: unknown, isNamed: (word: string) => boolean): value is string {
   if (typeof value !== 'string' || value.length > 64) return false;
   const v = value.trim();
-  return HEX_COLOR.test(v) || FUNC_COLOR.test(v) || NAMED_COLORS.has(v.toLowerCase());
+  return HEX_COLOR.test(v) || FUNC_COLOR.test(v) || (/^[a-z]+$/i.test(v) && isNamed(v.toLowerCase()));
 }
 
 /** True for an `http:`/`https:` URL or a relative URL (no scheme); rejects `javascript:`, `data:` and the rest. */

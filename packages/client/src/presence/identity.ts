@@ -3,7 +3,7 @@
  * (`textContent`), a colour is used only when it is a plain CSS colour, an avatar only when it is an http(s) or
  * relative URL (the server checked both already; the client checks again).
  */
-import { PALETTE, isCssColor, isSafeUrl } from 'wave-protocol';
+import { PALETTE, isCssColorWith, isSafeUrl } from 'wave-protocol';
 
 export interface ShownUser {
   clientId: number;
@@ -32,8 +32,14 @@ export function shownUser(clientId: number, state: Record<string, unknown>, self
   };
 }
 
+/**
+ * `color` when it is a plain CSS colour (wave-protocol `isCssColorWith`; a named colour is one this browser's CSS
+ * parser takes, so the bundle carries no list of them), else the palette colour of the join `index`. Outside a
+ * browser (no `CSS`) no named colour is taken.
+ */
 export function safeColor(color: unknown, index: number): string {
-  return isCssColor(color) ? color.trim() : (PALETTE[Math.abs(index) % PALETTE.length] as string);
+  const named = (word: string): boolean => typeof CSS !== 'undefined' && CSS.supports('color', word);
+  return isCssColorWith(color, named) ? color.trim() : (PALETTE[Math.abs(index) % PALETTE.length] as string);
 }
 
 /** The label of a caret or pointer: the name, else the e-mail, else "Anonymous". */
