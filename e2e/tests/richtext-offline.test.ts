@@ -171,6 +171,21 @@ const RACES: readonly Race[] = [
     expected: [['p', 'alpha QQdelZZta']],
   },
   {
+    // The deleted text begins as the kept text after it does (" seed"): Ann's write must delete exactly what she
+    // selected, not keep the "seed" of seedA and the "C" of seedC with Bob's typing landing between them.
+    name: 'a selection across a paragraph boundary that begins as the text after it does, deleted offline while typed into',
+    text: 'one seedA\ntwo seedB seedC',
+    async offline({ driver }, page) {
+      // From the space before "seedA" to the end of "seedB".
+      await driver.select(page, 3, 19);
+      await page.keyboard.press('Backspace');
+    },
+    offlineLines: [['p', 'one seedC']],
+    typing: [{ at: 11, text: 'ZZ' }],
+    typedLines: [['p', 'one seedA'], ['p', 'tZZwo seedB seedC']],
+    expected: [['p', 'oneZZ seedC']],
+  },
+  {
     name: 'a paragraph turned into a heading and another into a list item offline while both are typed into',
     text: 'first line\nsecond line',
     async offline(editor, page) {

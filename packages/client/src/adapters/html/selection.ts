@@ -43,16 +43,21 @@ export function inputBounds(lines: readonly Line[], first: number, last: number,
 }
 
 /**
- * Diff bounds for a change no `beforeinput` announced (an editor command inserting content): it grew lines
- * `first`.. by `grown` units to `size` units and left the caret, collapsed, at the end of what it inserted. Without
- * bounds the diff could pair inserted text with equal text next to it, and a peer's concurrent delete of that text
- * would take the new. `nodes`, `counts`, `lines`: the index as the DOM is now.
+ * Diff bounds for a change no `beforeinput` announced (an editor command: TinyMCE handles Backspace over a selection
+ * across blocks and Enter itself): it changed lines `first`.. by `grown` units to `size` units and left the caret,
+ * collapsed, at the end of what it inserted (`grown` > 0) or where it deleted (`grown` < 0). Without bounds the
+ * diff keeps the longest common start first, which can pair kept text with equal deleted text: deleting
+ * `a seed1 b seed2` from `x a seed1 b seed2 seed3` would keep the `seed` of `seed1` and the `3` of `seed3`, and a
+ * peer's concurrent typing inside the deleted range would land between them. Bounds that a pure insertion or
+ * deletion at the caret does not explain are set aside by `replaceLines`. `nodes`, `counts`, `lines`: the index as
+ * the DOM is now.
  */
 export function insertionBounds(root: HTMLElement, nodes: Node[], counts: number[], lines: Line[], first: number, grown: number, size: number): EditBounds {
   const sel = root.ownerDocument.getSelection();
-  if (grown <= 0 || !sel?.anchorNode || !sel.isCollapsed) return {};
+  if (grown === 0 || !sel?.anchorNode || !sel.isCollapsed) return {};
   const caret = new LineIndex(root, nodes, counts, lines, EDITOR_DIALECT).indexOf(sel.anchorNode, sel.anchorOffset);
   const start = unitsOf(lines.slice(0, first));
-  if (caret === null || caret - grown < start || caret > start + size) return {};
-  return { maxPrefix: caret - grown - start, maxSuffix: start + size - caret };
+  const inserted = Math.max(grown, 0);
+  if (caret === null || caret - inserted < start || caret > start + size) return {};
+  return { maxPrefix: caret - inserted - start, maxSuffix: start + size - caret };
 }
