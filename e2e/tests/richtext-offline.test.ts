@@ -186,6 +186,19 @@ const RACES: readonly Race[] = [
     expected: [['p', 'oneZZ seedC']],
   },
   {
+    // Backspace removes the letter before the caret, not the equal one after it, between which Bob types.
+    name: 'Backspace offline between two equal letters while a collaborator types between them',
+    text: 'baan',
+    async offline({ driver }, page) {
+      await driver.select(page, 2, 2);
+      await page.keyboard.press('Backspace');
+    },
+    offlineLines: [['p', 'ban']],
+    typing: [{ at: 2, text: 'Z' }],
+    typedLines: [['p', 'baZan']],
+    expected: [['p', 'bZan']],
+  },
+  {
     name: 'a paragraph turned into a heading and another into a list item offline while both are typed into',
     text: 'first line\nsecond line',
     async offline(editor, page) {

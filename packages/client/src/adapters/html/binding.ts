@@ -63,7 +63,7 @@ export class RichTextBinding implements EditorAdapter {
   /** Top-level nodes changed since the last flush; `rootDirty` when the root's own child list changed. */
   private readonly dirty = new Set<Node>();
   private rootDirty = false;
-  /** The selection an `input` is about to replace, as text indices: bounds for its diff. */
+  /** The range an `input` is about to replace, as text indices: bounds for its diff. */
   private editing: { from: number; to: number } | null = null;
   private composition: Composition | null = null;
   /** Inside this binding's own write: every transaction it sets off is shown by the flush that wrote. */
@@ -216,11 +216,17 @@ export class RichTextBinding implements EditorAdapter {
 
   // ---- local edits ----
 
-  private readonly onBeforeInput = (): void => {
+  /**
+   * The range the input replaces: its target range (Input Events Level 2, `getTargetRanges()`: for Backspace the
+   * character before the caret, not the caret), else the selection.
+   */
+  private readonly onBeforeInput = (event: Event): void => {
     this.flush();
+    const index = this.index;
+    const target = (event as InputEvent).getTargetRanges?.()[0];
     const sel = this.root.ownerDocument.getSelection();
-    const a = sel?.anchorNode ? this.index?.indexOf(sel.anchorNode, sel.anchorOffset) : null;
-    const b = sel?.focusNode ? this.index?.indexOf(sel.focusNode, sel.focusOffset) : null;
+    const a = target ? index?.indexOf(target.startContainer, target.startOffset) : sel?.anchorNode ? index?.indexOf(sel.anchorNode, sel.anchorOffset) : null;
+    const b = target ? index?.indexOf(target.endContainer, target.endOffset) : sel?.focusNode ? index?.indexOf(sel.focusNode, sel.focusOffset) : null;
     this.editing = a === null || a === undefined || b === null || b === undefined ? null : { from: Math.min(a, b), to: Math.max(a, b) };
   };
 
