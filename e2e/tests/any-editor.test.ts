@@ -600,6 +600,28 @@ describe('Quill on a line that is a code block for a while', () => {
     });
   });
 
+  // Quill's own code block command drops the image of the line, as Quill does without Wave; Quill says so in its
+  // change, and the shared text follows: Quill's positions stay the shared text's.
+  it('a Quill user making a line with an image a code block: the image goes from Quill and from the shared text alike', { timeout: TIMEOUT_MS }, async () => {
+    await withScene(browser, server, 'any-quill-code-own', async (scene) => {
+      const doc = freshDocId('any-quill-code-own');
+      const writer = await openNodeWriter(server, doc, [{ insert: 'pic ' }, { insert: { image: PNG } }, { insert: ' alpha\nomega\n' }]);
+      try {
+        const ann = await scene.open('Ann', quill, { doc });
+        await until('Ann to show the document', () => plain(ann, 'quill'), (t) => t.includes('omega'));
+        const y = writer.ytext;
+        const text = () => (y.toDelta() as DeltaOp[]).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+        await ann.page.evaluate(() => (window.quill as unknown as QuillApi).formatLine(2, 0, 'code-block', true, 'user'));
+        await typeBy(ann, 'quill', 'alpha', 'after', 'X');
+        await writer.until("Ann's typing right after alpha", () => text().includes('pic  alphaX\n'));
+        const quillText = (await contents(ann)).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+        assert.equal(quillText, text(), "Quill's text and embeds are the shared text's");
+      } finally {
+        await writer.stop();
+      }
+    });
+  });
+
   it('Backspace in Quill at the start of a code line after a line with an image keeps the image, in Quill and in the shared text', { timeout: TIMEOUT_MS }, async () => {
     await withScene(browser, server, 'any-quill-code-merge', async (scene) => {
       const doc = freshDocId('any-quill-code-merge');
