@@ -91,7 +91,8 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
   // the editor kept stays (an editor may change two places at once: a paste that also re-spells a space).
   const bounded = bounds.maxPrefix !== undefined || bounds.maxSuffix !== undefined;
   const replaced = bounded && old.length - p - s <= Math.max(0, old.length - maxPrefix - maxSuffix);
-  if (!replaced) [p, s] = keptEnds(old, next, Infinity, Infinity);
+  // `unitDiff` keeps whole words: the common start of `ann12q` and `ann56q` is no common text.
+  if (!replaced) [p, s] = [0, 0];
   const middle: DiffStep[] = replaced
     ? [{ kind: -1, n: old.length - p - s }, { kind: 1, n: next.length - p - s }]
     : unitDiff(old.slice(p, old.length - s), next.slice(p, next.length - s));

@@ -164,6 +164,30 @@ describe('bounds never make a diff delete text the edit kept ([RT-E3])', () => {
     assert.equal(renderText(docLines(a!.text)), 'ann28q\nbob35q\nannXX29q cid26q\n');
   });
 
+  it('without bounds, a new word is never made of the letters of an old word beside it: typing inside that old word stays in it', () => {
+    const net = new Net(2);
+    load(net, '<p>x ann12q y</p>');
+    const [a, b] = net.peers;
+    // A pastes two words before "ann12q" and the editor also changes "y" (a change no bounds explain).
+    replaceLines(a!.text, 0, 1, [L('x ann56q ann57q ann12q Y')], LOCAL);
+    // B types inside "ann12q", after its "a".
+    b!.doc.transact(() => b!.text.insert(3, 'ZZ', {}), LOCAL);
+    net.deliverAll(rng(12));
+    same(net);
+    assert.equal(renderText(docLines(a!.text)), 'x ann56q ann57q aZZnn12q Y');
+  });
+
+  it('without bounds, typing inside a word keeps the word\'s other letters: a collaborator\'s typing beside them stays', () => {
+    const net = new Net(2);
+    load(net, '<p>x ann12q y</p>');
+    const [a, b] = net.peers;
+    replaceLines(a!.text, 0, 1, [L('x ann1X2q y')], LOCAL);
+    b!.doc.transact(() => b!.text.insert(3, 'ZZ', {}), LOCAL);
+    net.deliverAll(rng(13));
+    same(net);
+    assert.equal(renderText(docLines(a!.text)), 'x aZZnn1X2q y');
+  });
+
   it('bounds that match the edit still make a replaced selection new', () => {
     const doc = new Y.Doc();
     const text = doc.getText(RICHTEXT_TYPE);
