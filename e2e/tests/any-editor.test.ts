@@ -456,6 +456,16 @@ describe('Quill, Froala and TinyMCE on one document', () => {
   });
 });
 
+/** A Delta's text with each embed as U+FFFC: one character per position, as the editor and the shared text count. */
+function flat(ops: readonly DeltaOp[]): string {
+  return ops.map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+}
+
+/** Quill's text and embeds equal the shared text's, position for position. */
+async function quillMatches(peer: Peer, ytext: { toDelta(): unknown }, what: string): Promise<void> {
+  assert.equal(flat(await contents(peer)), flat(ytext.toDelta() as DeltaOp[]), `${what}: Quill's text and embeds, position for position, are the shared text's`);
+}
+
 function sortedJson(o: Record<string, unknown>): string {
   return JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b))));
 }
@@ -562,14 +572,11 @@ describe('Quill on a line that is a code block for a while', () => {
         const ann = await scene.open('Ann', quill, { doc });
         await until('Ann to show the document', () => plain(ann, 'quill'), (t) => t.includes('omega'));
         const y = writer.ytext;
-        const text = () => (y.toDelta() as DeltaOp[]).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+        const text = () => flat(y.toDelta() as DeltaOp[]);
         const images = async () => (await contents(ann)).filter((op) => typeof op.insert === 'object' && 'image' in op.insert).length;
-        const sameAsShared = async (what: string) => {
-          const quillText = (await contents(ann)).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
-          assert.equal(quillText, text(), `${what}: Quill's text and embeds, position for position, are the shared text's`);
-        };
+        const sameAsShared = (what: string) => quillMatches(ann, y, what);
         // An image inserted into the code line.
-        y.insert(y.toString().indexOf('beta'), { image: PNG });
+        y.insertEmbed(y.toString().indexOf('beta'), { image: PNG });
         await until('Quill to show the code line with the image as a paragraph', () => quillLineFormats(ann, 'alpha'), (f) => f['code-block'] === undefined);
         assert.equal(await images(), 2, 'Quill shows both images');
         await sameAsShared('after the insert');
@@ -610,12 +617,11 @@ describe('Quill on a line that is a code block for a while', () => {
         const ann = await scene.open('Ann', quill, { doc });
         await until('Ann to show the document', () => plain(ann, 'quill'), (t) => t.includes('omega'));
         const y = writer.ytext;
-        const text = () => (y.toDelta() as DeltaOp[]).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+        const text = () => flat(y.toDelta() as DeltaOp[]);
         await ann.page.evaluate(() => (window.quill as unknown as QuillApi).formatLine(2, 0, 'code-block', true, 'user'));
         await typeBy(ann, 'quill', 'alpha', 'after', 'X');
         await writer.until("Ann's typing right after alpha", () => text().includes('pic  alphaX\n'));
-        const quillText = (await contents(ann)).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
-        assert.equal(quillText, text(), "Quill's text and embeds are the shared text's");
+        await quillMatches(ann, y, 'after the code block');
       } finally {
         await writer.stop();
       }
@@ -634,15 +640,14 @@ describe('Quill on a line that is a code block for a while', () => {
         const ann = await scene.open('Ann', quill, { doc });
         await until('Ann to show the document', () => plain(ann, 'quill'), (t) => t.includes('omega'));
         const y = writer.ytext;
-        const text = () => (y.toDelta() as DeltaOp[]).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
+        const text = () => flat(y.toDelta() as DeltaOp[]);
         await typeBy(ann, 'quill', 'code', 'before', '');
         await ann.page.keyboard.press('Backspace');
         await writer.until('the lines merged', () => text().includes('alphacode'));
         await typeBy(ann, 'quill', 'code', 'after', 'X');
         await writer.until("Ann's typing right after code", () => text().includes('alphacodeX\n'));
         assert.ok(text().includes('\ufffc'), `the image is in the shared text: ${JSON.stringify(y.toDelta())}`);
-        const quillText = (await contents(ann)).map((op) => (typeof op.insert === 'string' ? op.insert : '\ufffc')).join('');
-        assert.equal(quillText, text(), "Quill's text and embeds are the shared text's");
+        await quillMatches(ann, y, 'after the merge');
       } finally {
         await writer.stop();
       }
