@@ -47,7 +47,7 @@ export function inputBounds(lines: readonly Line[], first: number, last: number,
  * across blocks and Enter itself): it changed lines `first`.. by `grown` units to `size` units and left the caret,
  * collapsed, at the end of what it inserted (`grown` > 0) or where it deleted (`grown` < 0). Without bounds the
  * diff keeps the longest common start first, which can pair kept text with equal deleted text: deleting
- * `a seed1 b seed2` from `x a seed1 b seed2 seed3` would keep the `seed` of `seed1` and the `3` of `seed3`, and a
+ * ` seed1 b seed2` from `x seed1 b seed2 seed3` would keep the `seed` of `seed1` and the `3` of `seed3`, and a
  * peer's concurrent typing inside the deleted range would land between them. Bounds that a pure insertion or
  * deletion at the caret does not explain are set aside by `replaceLines`. `nodes`, `counts`, `lines`: the index as
  * the DOM is now.
