@@ -1,8 +1,9 @@
 /**
  * A room's document, held either as a live `Y.Doc` or, once no transaction touched it for `idleMs`, in compact form:
- * its state as one V2 update, its state vector and its delete set (an update of deletes only). A live doc of typed
- * text costs tens of bytes of heap per struct; the compact form about ten. `doc` rebuilds the live doc on the next use,
- * so memory follows activity rather than the documents loaded.
+ * its state as one V2 update, its state vector and its delete set (an update of deletes only). A live doc costs a few
+ * hundred bytes of heap per struct, the compact form about ten (a document of 200 random edits, ~300 structs: ~85 KB
+ * less heap). `doc` rebuilds the live doc on the next use, so memory follows activity rather than the documents
+ * loaded.
  *
  * Correct by construction: compacting and rebuilding are synchronous, each one step of the event loop, so no update
  * can arrive between reading the state and dropping the doc, or between applying the state and attaching the room's
