@@ -38,6 +38,8 @@ export class Histogram {
 export interface Gauges {
   connections: number;
   documents: number;
+  /** Loaded documents held in compact form (rooms/doc-holder.ts). */
+  documentsCompact: number;
   pendingCommits: number;
   pendingPublishes: number;
   /** Webhook outbox counts, as last read from the store (shared by every server on it); absent before the first read. */
@@ -103,6 +105,9 @@ export class Metrics {
     };
     metric('wave_connections', 'gauge', 'Open WebSocket connections.', [`wave_connections ${gauges.connections}`]);
     metric('wave_documents_loaded', 'gauge', 'Documents loaded in memory.', [`wave_documents_loaded ${gauges.documents}`]);
+    metric('wave_documents_compact', 'gauge', 'Loaded documents held in compact form while idle.', [
+      `wave_documents_compact ${gauges.documentsCompact}`,
+    ]);
     metric('wave_commits_pending', 'gauge', 'Updates applied and not yet committed to the store.', [`wave_commits_pending ${gauges.pendingCommits}`]);
     metric('wave_fanout_pending', 'gauge', 'Committed updates not yet published to other servers.', [`wave_fanout_pending ${gauges.pendingPublishes}`]);
     metric('wave_updates_total', 'counter', 'Client updates committed by this server.', [`wave_updates_total ${this.updates}`]);

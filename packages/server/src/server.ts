@@ -24,7 +24,7 @@ import { RoomRegistry } from './rooms/registry.js';
 import { DEFAULT_WEBHOOK_OPTIONS, WebhookDelivery } from './webhooks/delivery.js';
 import type { WebhookOptions } from './webhooks/delivery.js';
 import { storeRoomEvents } from './webhooks/events.js';
-import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './rooms/room-options.js';
+import { DEFAULT_COMPACT_IDLE_AFTER_MS, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './rooms/room-options.js';
 import { DEFAULT_MAX_TYPE_DEPTH, DEFAULT_MAX_VALUE_DEPTH } from './rooms/depth-check.js';
 import { AuthThrottle } from './throttle.js';
 import { SecretBox, defaultSecretKeyFile, loadSecretBox } from './secret-box.js';
@@ -82,6 +82,8 @@ export interface ServerLimits {
   leasePollMs: number;
   /** Stored updates of a document after which it is compacted. */
   compactAfterUpdates: number;
+  /** Idle time after which a loaded document is held in compact form until its next use (rooms/doc-holder.ts). */
+  compactIdleAfterMs: number;
   /**
    * Group-commit window in milliseconds: updates of every document arriving within it share one transaction (one
    * fsync). It delays acks, never relays (rooms relay before committing). `CommitQueueOptions.windowMs`.
@@ -118,6 +120,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   leaseTtlMs: 10_000,
   leasePollMs: 1_000,
   compactAfterUpdates: 500,
+  compactIdleAfterMs: DEFAULT_COMPACT_IDLE_AFTER_MS,
   groupCommitMs: 5,
   shutdownTimeoutMs: 5_000,
   shutdownPublishMs: 1_000,
@@ -222,6 +225,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     leaseTtlMs: limits.leaseTtlMs,
     leasePollMs: limits.leasePollMs,
     compactAfterUpdates: limits.compactAfterUpdates,
+    compactIdleAfterMs: limits.compactIdleAfterMs,
     unloadDelayMs: limits.unloadDelayMs,
     maxUsersPerDoc: limits.maxUsersPerDoc,
     maxDocumentBytes: limits.maxDocumentBytes,
@@ -247,7 +251,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       docs: { registry, secretBox, throttle, trustProxy },
       metrics: {
         registry: metrics,
-        gauges: () => ({ connections: connections.size, documents: registry.size, pendingCommits: queue.pending, pendingPublishes: fanout.pending, outbox: webhooks.stats }),
+        gauges: () => ({ connections: connections.size, documents: registry.size, documentsCompact: registry.compactCount, pendingCommits: queue.pending, pendingPublishes: fanout.pending, outbox: webhooks.stats }),
       },
       paths: resolvePaths(options.paths),
       log,

@@ -5,7 +5,7 @@
  * changes come back through `applyRemote`, already stamped.
  */
 import * as awarenessProtocol from 'y-protocols/awareness';
-import type * as Y from 'yjs';
+import * as Y from 'yjs';
 import { MessageType, ProtocolError, encodeMessage, stampAwarenessUpdate } from 'wave-protocol';
 import type { StampedPresence } from 'wave-protocol';
 import type { RoomPeer } from './peer.js';
@@ -21,11 +21,13 @@ export class Presence {
    * `publish(update)` hands a local change to the other servers.
    */
   constructor(
-    doc: Y.Doc,
     private readonly broadcast: (frame: Uint8Array, origin: unknown) => void,
     private readonly publish: (update: Uint8Array) => void = () => {},
   ) {
-    this.awareness = new awarenessProtocol.Awareness(doc);
+    // Awareness takes a doc only for a client id of its own (unused: the server publishes no state) and to end with
+    // it. An empty doc of its own, not the room's: the room's doc is dropped while idle (doc-holder.ts), presence is
+    // not. Not one doc shared by every room: each Awareness leaves a 'destroy' listener on its doc.
+    this.awareness = new awarenessProtocol.Awareness(new Y.Doc());
     // The server publishes no presence of its own.
     this.awareness.setLocalState(null);
     this.awareness.on('update', this.onUpdate);
@@ -71,6 +73,7 @@ export class Presence {
   destroy(): void {
     this.awareness.off('update', this.onUpdate);
     this.awareness.destroy();
+    this.awareness.doc.destroy();
   }
 
   private readonly onUpdate = (change: { added: number[]; updated: number[]; removed: number[] }, origin: unknown): void => {

@@ -51,6 +51,13 @@ export class RoomRegistry {
     return this.rooms.size;
   }
 
+  /** Rooms whose document is held in compact form (`Room.compact`); counted when read, for /metrics. */
+  get compactCount(): number {
+    let count = 0;
+    for (const room of this.rooms.values()) if (room.compact) count++;
+    return count;
+  }
+
   get(doc: DocKey): Room | undefined {
     return this.rooms.get(roomId(doc));
   }

@@ -29,6 +29,11 @@ export interface RoomSettings {
    */
   compactAfterUpdates: number;
   /**
+   * A loaded document without a transaction for this long is held in compact form until its next use
+   * (doc-holder.ts); `DEFAULT_COMPACT_IDLE_AFTER_MS` when absent.
+   */
+  compactIdleAfterMs?: number;
+  /**
    * Largest document, as the size of its encoded state, an update may grow it to (`document_too_large`, 4413).
    * Checked before the update is applied.
    */
@@ -60,3 +65,9 @@ export const DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
  * and a client's step2 after 1,000 offline edits a few thousand. 20,000 keeps one message well under 50 ms.
  */
 export const DEFAULT_MAX_STRUCTS_PER_UPDATE = 20_000;
+/**
+ * Default idle time after which a loaded document is held in compact form (doc-holder.ts). A rebuild costs about
+ * what a load from the store costs (bounded by `MAX_COMPACT_STRUCTS`), so 30 s keeps it out of a burst of edits
+ * and the pauses of a conversation, while documents left open for minutes or hours give their memory back.
+ */
+export const DEFAULT_COMPACT_IDLE_AFTER_MS = 30_000;

@@ -1,5 +1,6 @@
 /**
- * One document loaded on this server: its `Y.Doc`, its presence, the peers connected to it and its session epoch.
+ * One document loaded on this server: its `Y.Doc` (held live or, while idle, in compact form: doc-holder.ts), its
+ * presence, the peers connected to it and its session epoch.
  * Implements PROTOCOL.md P3–P11: seeding (with `SeedLease`), relaying and committing updates, acks after commit,
  * stamped presence (with `Presence`). Everything durable goes through `Store` and the shared `CommitQueue`; the
  * room holds nothing that a crash could lose after an ack.
@@ -28,7 +29,7 @@ import type { SeedLeaseHost } from './seed-lease.js';
 import { UpdateRejected, checkUpdate } from './update-check.js';
 import { DEFAULT_MAX_TYPE_DEPTH, DEFAULT_MAX_VALUE_DEPTH } from './depth-check.js';
 import type { DepthLimits } from './depth-check.js';
-import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './room-options.js';
+import { DEFAULT_COMPACT_IDLE_AFTER_MS, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './room-options.js';
 import type { RoomSettings } from './room-options.js';
 import { LOADED, REMOTE, SEEDED, describeDoc, dropPending } from './origins.js';
 import { normalizeSeed } from './seed-check.js';
@@ -39,6 +40,7 @@ import { SessionUpkeep } from './session-upkeep.js';
 import { relayedUpdate } from './relay.js';
 import { SharedOrder } from './shared-order.js';
 import { applyStored } from './stored-load.js';
+import { DocHolder } from './doc-holder.js';
 import type { Applying } from './relay.js';
 
 export interface RoomOptions extends RoomSettings {
@@ -47,7 +49,8 @@ export interface RoomOptions extends RoomSettings {
 }
 
 export class Room implements SeedLeaseHost {
-  readonly doc = new Y.Doc();
+  /** The document, live or compact; every use of the doc goes through `doc`, which rebuilds it when compact. */
+  private readonly holder: DocHolder;
   epoch: number;
   seeded: boolean;
   closed = false;
@@ -93,8 +96,14 @@ export class Room implements SeedLeaseHost {
   ) {
     this.epoch = session.epoch;
     this.seeded = session.seeded;
+    this.holder = new DocHolder({
+      idleMs: opts.compactIdleAfterMs ?? DEFAULT_COMPACT_IDLE_AFTER_MS,
+      listener: this.onDocUpdate,
+      compacted: () => {
+        this.loadedRow = undefined;
+      },
+    });
     this.presence = new Presence(
-      this.doc,
       (frame, origin) => this.broadcast(frame, origin),
       (update) => this.feed.publishAwareness(update),
     );
@@ -134,7 +143,6 @@ export class Room implements SeedLeaseHost {
       compactAfterUpdates: opts.compactAfterUpdates,
       track: (run, what) => this.track(run, what),
     });
-    this.doc.on('update', this.onDocUpdate);
   }
 
   /**
@@ -170,6 +178,16 @@ export class Room implements SeedLeaseHost {
 
   get size(): number {
     return this.peers.size;
+  }
+
+  /** The live `Y.Doc`, rebuilt from the compact form if the document was idle (doc-holder.ts). */
+  get doc(): Y.Doc {
+    return this.holder.doc;
+  }
+
+  /** True while the document is held in compact form (`wave_documents_compact`). */
+  get compact(): boolean {
+    return this.holder.compact;
   }
 
   /** Candidates for the seed lease: waiting peers that may edit (a read-only peer never seeds). */
@@ -260,7 +278,7 @@ export class Room implements SeedLeaseHost {
     if (!state.synced) return;
     let diff: Uint8Array;
     try {
-      diff = Y.encodeStateAsUpdate(this.doc, stateVector);
+      diff = this.holder.encodeState(stateVector);
     } catch {
       throw new ProtocolError('Sync step1: the state vector does not decode');
     }
@@ -273,6 +291,15 @@ export class Room implements SeedLeaseHost {
       throw new ProtocolError('update sent before the document was synced (P3: wait for step2)');
     }
     const started = performance.now();
+    if (this.holder.addsNothing(update)) {
+      // A reply to step1 that brings nothing the idle document lacks (a join): acked as any update that changes
+      // nothing, without rebuilding the doc to check it.
+      void this.shared.settled.then(() => {
+        if (state.permission !== 'read') this.opts.metrics.ackLatency.observe((performance.now() - started) / 1000);
+        this.ack(peer, n);
+      });
+      return;
+    }
     let facts;
     try {
       facts = checkUpdate(this.doc, update, this.opts.maxStructsPerUpdate ?? DEFAULT_MAX_STRUCTS_PER_UPDATE, this.depthLimits);
@@ -505,8 +532,8 @@ export class Room implements SeedLeaseHost {
     let step1: Uint8Array;
     let step2: Uint8Array;
     try {
-      step1 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step1, stateVector: Y.encodeStateVector(this.doc) });
-      step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: this.loadedRow ?? Y.encodeStateAsUpdate(this.doc) });
+      step1 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step1, stateVector: this.holder.stateVector() });
+      step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: this.loadedRow ?? this.holder.encodeState() });
       this.loadedRow = undefined;
     } catch (error) {
       return this.fail('encoding the document', error);
@@ -591,8 +618,7 @@ export class Room implements SeedLeaseHost {
     this.feed.close();
     this.catchUp.clear();
     this.lease.close();
-    this.doc.off('update', this.onDocUpdate);
+    this.holder.destroy();
     this.presence.destroy();
-    this.doc.destroy();
   }
 }

@@ -103,7 +103,7 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
   return { changes, structs: structs.length };
 }
 
-interface Decoded {
+export interface Decoded {
   structs: DecodedStruct[];
   ds: { clients: Map<number, Array<{ clock: number; len: number }>> };
 }
@@ -124,7 +124,7 @@ class EndTrackingDecoder extends Y.UpdateDecoderV1 {
  * `Y.decodeUpdate`, refusing bytes after the update's end: Yjs ignores them, and a room relays a message's update
  * as it was sent, so they would reach every peer unchecked.
  */
-function decodeWhole(update: Uint8Array): Decoded {
+export function decodeWhole(update: Uint8Array): Decoded {
   EndTrackingDecoder.last = undefined;
   let decoded: Decoded;
   try {

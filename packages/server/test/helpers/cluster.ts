@@ -17,7 +17,7 @@ export class Cluster {
   ) {}
 
   /** Starts `count` servers at once (they race for the schema migration, as a rolling deploy would). */
-  static async start(count: number, options: { sessionGrace?: number; extraArgs?: string[] } = {}): Promise<Cluster> {
+  static async start(count: number, options: { sessionGrace?: number; extraArgs?: string[]; entry?: string } = {}): Promise<Cluster> {
     const schema = newSchemaName();
     const storeUrl = postgresStoreUrl(schema);
     const started = await Promise.allSettled(

@@ -18,6 +18,8 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 
 export const CLI = join(REPO_ROOT, 'packages', 'server', 'dist', 'cli.js');
 /** A server entry that exits right after its first ack (RELIABILITY.md D2); see the file. Run with `entry`. */
 export const EXIT_AFTER_ACK_SERVER = join(REPO_ROOT, 'packages', 'server', 'test', 'helpers', 'exit-after-ack-server.ts');
+/** A server entry with a short idle time before documents are compacted (`--compact-idle-after-ms`); see the file. */
+export const COMPACT_IDLE_SERVER = join(REPO_ROOT, 'packages', 'server', 'test', 'helpers', 'compact-idle-server.ts');
 /** Exit code of `EXIT_AFTER_ACK_SERVER` after its ack (not one Node or the CLI uses: 1, 2, 12–13, 128+signal). */
 export const EXIT_AFTER_ACK_CODE = 75;
 
