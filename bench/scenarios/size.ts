@@ -1,7 +1,8 @@
 /**
  * 6. Size: the served wave.client.js (every adapter, minified) and the Quill provider, gzipped; the same for the
  * y-websocket stack a Quill page needs (y-quill + quill-cursors + y-websocket + Yjs), bundled the same way.
- * Memory per idle loaded document: D documents with one client and ~100 characters each, RSS growth / D.
+ * Memory per idle loaded document: D documents with one client and ~100 characters each, unchanged for 35 s (Wave
+ * holds an idle document in compact form after 30 s), RSS growth / D.
  */
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -53,6 +54,9 @@ async function bundle(source: string, external: string[], resolveDir: string): P
   return sizes(r.outputFiles[0]!.contents);
 }
 
+/** How long the documents stay unchanged before RSS is read. */
+const IDLE_WAIT_MS = 35_000;
+
 const IDLE_STACKS: Array<[ServerKind, ClientKind]> = [
   ['wave', 'wave'],
   ['y-websocket', 'y-websocket'],
@@ -80,8 +84,9 @@ export async function size(opts: { idleDocs: number; runs: number; log: (s: stri
         await new Promise((r) => setTimeout(r, 300));
         const before = rssBytes(server.pid);
         const holder = await holdScript<{ docs: number; failed: number }>('lib/sync-probe.ts', [clientKind, server.url, `idle-${run}`, 'idle', server.apiKey ?? '-', String(opts.idleDocs)]);
-        // Let the server finish commits and settle (Wave: batched SQLite commits; peers: nothing pending).
-        await new Promise((r) => setTimeout(r, 2_000));
+        // Idle documents: no change for longer than Wave keeps a document's Y.Doc live without one (30 s,
+        // DEFAULT_COMPACT_IDLE_AFTER_MS in packages/server/src/rooms/room-options.ts); every stack waits as long.
+        await new Promise((r) => setTimeout(r, IDLE_WAIT_MS));
         if (holder.value.docs > 0) runs.push((rssBytes(server.pid) - before) / holder.value.docs);
         if (holder.value.failed > 0) idleErrors.push(`${clientKind} run ${run + 1}: ${holder.value.failed} of ${opts.idleDocs} clients did not connect`);
         await holder.stop();
