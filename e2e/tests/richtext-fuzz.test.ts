@@ -421,8 +421,12 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
   return result!;
 }
 
-/** Word checks reported as todos (with what is known) instead of failing, by editor: none known. */
-const MISSING_OPEN: Record<string, string> = {};
+/**
+ * Word checks reported as todos (with what is known) instead of failing, by editor. TinyMCE: a typed word may still
+ * go missing whole, without any deletion that the checks above attribute it to (seen on the named seed); not traced
+ * yet. Froala: none known.
+ */
+const MISSING_OPEN: Record<string, string> = { tinymce: 'a typed word may rarely be lost in TinyMCE (issue "Rich text on one flat shared text")' };
 const DOUBLED_OPEN: Record<string, string> = {};
 
 /** The checks after a run (convergence is checked in the run): no word missing, none doubled; todos where listed above. */
