@@ -423,11 +423,11 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
 
 /**
  * Word checks reported as todos (with what is known) instead of failing, by editor. TinyMCE: a typed word may be split
- * in two and its pieces then deleted by later word deletions as words of their own, which the checks above do not
- * count as deleting it (named seed: `ann12q` became `an` and `n12q`, deleted 26 and 45 operations later). What split
- * it is not traced (a peer's Enter where it was being typed is one candidate). Froala: none known.
+ * in two, its pieces then deleted by later word deletions as words of their own, which the checks above do not count
+ * as deleting it. What splits it is not traced (a peer's Enter where it is being typed is one candidate). Froala: none
+ * known.
  */
-const MISSING_OPEN: Record<string, string> = { tinymce: 'a typed word may rarely be lost in TinyMCE (issue "Rich text on one flat shared text")' };
+const MISSING_OPEN: Record<string, string> = { tinymce: 'a typed word may be split in two in TinyMCE (issue "Rich text on one flat shared text")' };
 const DOUBLED_OPEN: Record<string, string> = {};
 
 /** The checks after a run (convergence is checked in the run): no word missing, none doubled; todos where listed above. */
