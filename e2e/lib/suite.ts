@@ -44,7 +44,7 @@ const warnedLater = new Set<string>();
  * The skip reason for a fuzz file's named seed after the first one of its editor (`rank` ≥ 1) outside
  * `FRESH_FUZZ_SEEDS`, printed once per file; `false` when it runs. `npm test` replays the first named seed of each
  * editor (each list puts first the one that guards the most), `npm run test:long` and WAVE_FUZZ=1 all of them: one
- * 300-operation run takes 2–4 minutes on a two-core machine, and CI is to stay near 30 minutes.
+ * 300-operation run takes 1–2 minutes on a two-core machine, and CI is to stay near 30 minutes.
  */
 export function laterSeedSkip(file: string, rank: number): string | false {
   if (FRESH_FUZZ_SEEDS || rank === 0) return false;

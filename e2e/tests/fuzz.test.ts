@@ -457,6 +457,9 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
       message: 'every page shows the seeded text',
     });
     for (const peer of peers) await installRecorder(peer.page, editor.kind);
+    // The demo page highlights CodeMirror's text as JavaScript. The fuzz's text is words, and re-tokenizing its long
+    // lines on every change roughly doubles each page's work per key (CodeMirror's own, not Wave's): plain text.
+    if (editor.kind === 'codemirror') for (const peer of peers) await peer.page.evaluate(() => (window as any).cm.setOption('mode', null));
 
     const started = Date.now();
     let runs: UserRun[] = [];

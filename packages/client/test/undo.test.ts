@@ -71,3 +71,38 @@ test('undoStep gives what the undone step had deleted, which the undo restored; 
   assert.ok(!Y.isDeleted(step.deletions, Y.createID(b.client, b.clock + 1)), '"c" was not deleted');
   assert.equal(undo.undoStep(), null);
 });
+
+// A known limit of undo in any Yjs text (README, "Rich text under concurrent edits"; the rich-text fuzz counts such a
+// word apart): a peer's undo of a deletion can put the text back inside a word that is being typed.
+test("a peer's undo of a deletion right after a word being typed puts the text back inside that word", () => {
+  const ann = new Y.Doc();
+  const bob = new Y.Doc();
+  const annText = ann.getText('text');
+  const bobText = bob.getText('text');
+  annText.insert(0, 'foo \nseed x');
+  Y.applyUpdate(bob, Y.encodeStateAsUpdate(ann));
+  const bobsUndo = new LocalUndo(bob);
+  const bobsEdits = { name: "Bob's adapter" };
+  bobsUndo.track(bobsEdits);
+  // Ann starts a word at the end of the first line; Bob, not having seen it, deletes from "foo" across the line
+  // break to the end of "seed".
+  annText.insert(4, 'an');
+  bob.transact(() => bobText.delete(0, 9), bobsEdits);
+  const exchange = () => {
+    Y.applyUpdate(bob, Y.encodeStateAsUpdate(ann, Y.encodeStateVector(bob)), ann);
+    Y.applyUpdate(ann, Y.encodeStateAsUpdate(bob, Y.encodeStateVector(ann)), bob);
+  };
+  exchange();
+  assert.equal(annText.toString(), 'an x');
+  // Ann types the rest of her word at her caret: a Y.Text insert skips the deleted characters to its right
+  // (yjs src/types/YText.js, `minimizeAttributeChanges`), so these letters go after Bob's deleted text.
+  annText.insert(2, 'n12q');
+  assert.equal(annText.toString(), 'ann12q x');
+  exchange();
+  // Bob's undo restores each deleted character before its deleted original (yjs src/structs/Item.js, `redoItem`):
+  // between Ann's first letters and the rest.
+  assert.equal(bobsUndo.undo(), true);
+  exchange();
+  assert.equal(bobText.toString(), 'foo an\nseedn12q x');
+  assert.equal(annText.toString(), bobText.toString());
+});

@@ -72,7 +72,7 @@ export interface ServerLimits {
   maxConnectionsPerAddress: number;
   /** Time for a client to send the upgrade request's headers (slow-trickle clients, S8). */
   headersTimeoutMs: number;
-  /** P12: WebSocket ping period; a socket that misses two pings is terminated. */
+  /** P12: WebSocket ping period, per connection from its opening; a socket that misses two pings is terminated. */
   heartbeatMs: number;
   /** How long an empty room stays loaded. */
   unloadDelayMs: number;
@@ -383,15 +383,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   webhooks.start();
 
-  const heartbeat = setInterval(() => {
-    for (const connection of connections) connection.heartbeat();
-  }, limits.heartbeatMs);
-  heartbeat.unref();
-
   let closed: Promise<void> | undefined;
   async function shutdown(): Promise<void> {
     closing = true;
-    clearInterval(heartbeat);
     // Deliveries still in flight after this keep their lease: the event goes out again after it expires.
     const webhooksClosed = bounded(webhooks.close(), 1_000);
     const serverClosed = new Promise<void>((r) => httpServer.close(() => r()));

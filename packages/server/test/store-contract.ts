@@ -190,6 +190,30 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
         assert.equal((await open(doc, T0 + 10_000)).epoch, 2);
       });
 
+      it('touchSessions touches many sessions at once and names the touches whose session is gone', async () => {
+        const third: DocKey = { account: 'acme', docId: 'doc-3' };
+        const never: DocKey = { account: 'acme', docId: 'never-opened' };
+        await open(doc, T0);
+        await open(other, T0);
+        await open(third, T0);
+        await store.deleteDocument(third, T0);
+        const ended = await store.touchSessions(
+          [
+            { doc, epoch: 1 },
+            { doc: other, epoch: 99 },
+            { doc: third, epoch: 1 },
+            { doc: never, epoch: 1 },
+          ],
+          T0 + 900,
+        );
+        assert.deepEqual(ended, [1, 2, 3], 'another epoch, a deleted document and one never seen');
+        assert.deepEqual(await store.touchSessions([{ doc, epoch: 1 }], T0 + 100), [], 'an older touch still matches');
+        // Kept alive from T0 + 900 (the older touch did not move it back); the other one expired from T0.
+        assert.deepEqual(await open(doc, T0 + 1_800), { epoch: 1, seeded: false });
+        assert.equal((await open(other, T0 + 1_800)).epoch, 2);
+        assert.deepEqual(await store.touchSessions([], T0), []);
+      });
+
       it('starts a new epoch after the grace period and drops the old content', async () => {
         await open(doc, T0);
         await store.acquireSeedLease(doc, 1, 'h', T0, 10_000);

@@ -8,9 +8,8 @@
  * id (presence is keyed by it on the server; the refused items were never sent anywhere) and the awareness states,
  * so peers see nothing of this.
  */
-import type * as Y from 'yjs';
+import * as Y from 'yjs';
 import { applyAwarenessUpdate, encodeAwarenessUpdate, type Awareness } from 'y-protocols/awareness';
-import { applyRemoteUpdate } from './remote-update.js';
 
 /** The session as the read-only view sees it. */
 export interface ReadOnlyViewHost {
@@ -66,7 +65,7 @@ export function rebuildShared(parts: SharedViewParts): void {
   const peers = [...parts.awareness.getStates().keys()].filter((id) => id !== clientId);
   const peerStates = peers.length > 0 ? encodeAwarenessUpdate(parts.awareness, peers) : null;
   const { doc, awareness } = parts.replace();
-  applyRemoteUpdate(doc, parts.shared, parts.origin);
+  Y.applyUpdate(doc, parts.shared, parts.origin);
   // Yjs gives a doc a new client id when a remote update carries structs of its own id (it takes them for another
   // client's). Here they are this client's own confirmed edits (from before it was read-only): the id stays, and
   // its next edit continues after them.

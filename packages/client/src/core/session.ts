@@ -19,7 +19,6 @@ import { SessionPresence } from './session-presence.js';
 import { SessionLifecycle } from './session-state.js';
 import { LocalUndo } from './undo.js';
 import { openKept, sameState } from './persistence.js';
-import { applyRemoteUpdate } from './remote-update.js';
 import { SessionToken } from './session-token.js';
 import { REPLACE_ORIGIN, SEED_ORIGIN, type PresenceState, type SessionOptions, type SessionStatus, type SessionUser } from './session-types.js';
 
@@ -267,7 +266,7 @@ export class Session {
           if (this.bound) this.opts.binding.flushLocal?.();
           this.applyingRemote = true;
           try {
-            applyRemoteUpdate(this.doc, message.update, this);
+            Y.applyUpdate(this.doc, message.update, this);
           } finally {
             this.applyingRemote = false;
           }

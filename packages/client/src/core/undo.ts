@@ -5,7 +5,9 @@
  * session reset are never undone. A new doc (session reset) gets a new, empty manager: old stacks cannot apply to it.
  */
 import * as Y from 'yjs';
-import type { DeleteSet } from './remote-update.js';
+
+/** A Yjs delete set (the structs an undo step restored). */
+type DeleteSet = ReturnType<typeof Y.createDeleteSet>;
 
 /**
  * Edits less than this far apart form one undo step. 500 ms is Yjs's default: about the pause between words while

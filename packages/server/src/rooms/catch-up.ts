@@ -25,7 +25,7 @@ export interface CatchUpOptions {
   room: CatchUpRoom;
   store: Store;
   log: Logger;
-  /** Applies one update with the `REMOTE` origin, its bytes kept for relaying (`Room.applyOne`). */
+  /** Applies one update with the `REMOTE` origin; what it changed is relayed once it applied (`Room.applyOne`). */
   applyRemote: (update: Uint8Array) => void;
   /** Presence another server relayed (`Presence.applyRemote`). */
   applyAwareness: (update: Uint8Array) => void;

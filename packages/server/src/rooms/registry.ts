@@ -10,10 +10,11 @@ import { JoinRefused } from './peer.js';
 import type { JoinRequest, RoomPeer } from './peer.js';
 import { Room } from './room.js';
 import { describeDoc } from './origins.js';
+import { SessionTouches } from './session-touches.js';
 import type { RoomOptions } from './room.js';
 import type { RoomEvents } from '../webhooks/events.js';
 
-export interface RegistryOptions extends Omit<RoomOptions, 'persistent' | 'onIdle'> {
+export interface RegistryOptions extends Omit<RoomOptions, 'persistent' | 'onIdle' | 'sessions'> {
   /**
    * How long a room without peers stays loaded. A reload costs a store read and a rebuild of the doc; 1 s absorbs
    * page reloads and reconnects without keeping idle documents in memory (RELIABILITY.md S14).
@@ -40,11 +41,16 @@ export class RoomRegistry {
   /** The user each peer joined as, for user.left. */
   private readonly users = new WeakMap<RoomPeer, JoinRequest['user']>();
 
+  /** Keeps the sessions of the rooms with peers alive: one store call per sweep for all of them. */
+  private readonly sessions: SessionTouches;
+
   constructor(
     private readonly store: Store,
     private readonly queue: CommitQueue,
     private readonly opts: RegistryOptions,
-  ) {}
+  ) {
+    this.sessions = new SessionTouches(store, opts.graceMs, opts.log);
+  }
 
   /** Rooms currently loaded. */
   get size(): number {
@@ -74,6 +80,7 @@ export class RoomRegistry {
       room = await Room.load(doc, this.store, this.queue, {
         ...this.opts,
         persistent: key.persistent,
+        sessions: this.sessions,
         onIdle: (idle) => this.scheduleUnload(id, idle),
         onLeft: (peer) => {
           const user = this.users.get(peer);
@@ -134,6 +141,7 @@ export class RoomRegistry {
     await Promise.all(
       [...this.rooms].map(([id, room]) => this.serialize(id, () => this.dispose(id, room))),
     );
+    await this.sessions.close();
   }
 
   private scheduleUnload(id: string, room: Room): void {

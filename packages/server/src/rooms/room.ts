@@ -26,6 +26,7 @@ import type { JoinRequest, RoomPeer } from './peer.js';
 import { Presence } from './presence.js';
 import { SeedLease } from './seed-lease.js';
 import type { SeedLeaseHost } from './seed-lease.js';
+import type { SessionTouches } from './session-touches.js';
 import { UpdateRejected, checkUpdate } from './update-check.js';
 import { DEFAULT_MAX_TYPE_DEPTH, DEFAULT_MAX_VALUE_DEPTH } from './depth-check.js';
 import type { DepthLimits } from './depth-check.js';
@@ -37,15 +38,15 @@ import { CatchUp } from './catch-up.js';
 import { Compaction } from './compaction.js';
 import { replaceContent } from './replace.js';
 import { SessionUpkeep } from './session-upkeep.js';
-import { relayedUpdate } from './relay.js';
 import { SharedOrder } from './shared-order.js';
 import { applyStored } from './stored-load.js';
 import { DocHolder } from './doc-holder.js';
-import type { Applying } from './relay.js';
 
 export interface RoomOptions extends RoomSettings {
   /** Called when the last peer left (the registry unloads the room after a delay). */
   onIdle: (room: Room) => void;
+  /** The server's sweep that keeps the sessions of rooms with peers alive. */
+  sessions: SessionTouches;
 }
 
 export class Room implements SeedLeaseHost {
@@ -76,15 +77,18 @@ export class Room implements SeedLeaseHost {
    * Recounted (one `encodeStateAsUpdate`) only when an update would push the estimate over the limit.
    */
   private sizeEstimate = 0;
-  /** Set by `onDocUpdate` while a client update is applied: resolves when it may be acked (`shared`). */
+  /** Set by `changed` while a client update is applied: resolves when it may be acked (`shared`). */
   private pendingCommit: Promise<void> | undefined;
   /** Every change of this room committed and accepted by the fan-out, in order: acks wait for it. */
   private readonly shared = new SharedOrder();
   /** The single stored row the doc was loaded from (stored-load.ts), until the first sync sent it or a change. */
   private loadedRow: Uint8Array | undefined;
   private readonly inflight = new Set<Promise<unknown>>();
-  /** The update being applied as one message (a client's, or another server's), with its origin: see `onDocUpdate`. */
-  private applying: Applying | null = null;
+  /**
+   * While one message's update is applied (`applyOne`): what the document emitted meanwhile, relayed and committed
+   * only once Yjs returned.
+   */
+  private applying: Uint8Array[] | null = null;
 
   private constructor(
     readonly key: DocKey,
@@ -213,7 +217,7 @@ export class Room implements SeedLeaseHost {
     };
     const permission = request.permission ?? 'edit';
     this.peers.set(peer, new PeerState(peer, identity, permission));
-    if (this.peers.size === 1) this.session.startTouching();
+    if (this.peers.size === 1) this.opts.sessions.add(this, () => this.sessionEnded());
     peer.send({
       type: MessageType.Welcome,
       welcome: {
@@ -243,7 +247,7 @@ export class Room implements SeedLeaseHost {
     for (const other of this.peers.keys()) if (other.clientId === peer.clientId) sameClient = true;
     if (!sameClient) this.presence.remove(peer.clientId);
     if (this.peers.size === 0) {
-      this.session.stopTouching();
+      this.opts.sessions.remove(this);
       this.lease.stopPolling();
       // The grace period starts now.
       this.track(this.store.touchSession(this.key, this.epoch, Date.now()), 'touching the session');
@@ -484,29 +488,41 @@ export class Room implements SeedLeaseHost {
 
   // --- relaying ---
 
-  /** `Y.applyUpdate`, with the update's bytes kept for `onDocUpdate` to relay. */
+  /**
+   * `Y.applyUpdate` of one message's update (a client's, or another server's). What the document emits for it is
+   * relayed and committed only after Yjs returned: when Yjs throws midway, its transaction still emits what
+   * integrated before the throw, and that part reaches nobody; the caller fails the room (`fail`), which drops the
+   * document and reloads it from the store.
+   */
   private applyOne(update: Uint8Array, origin: unknown): void {
-    this.applying = { origin, update };
+    const emitted: Uint8Array[] = [];
+    this.applying = emitted;
     try {
       Y.applyUpdate(this.doc, update, origin);
     } finally {
       this.applying = null;
     }
+    for (const change of emitted) this.changed(change, origin);
   }
 
-  /**
-   * Relays a change to the peers (the bytes `relayedUpdate` picks), and commits and publishes one that came from a
-   * peer. The store keeps the emitted update (what changed here).
-   */
   private readonly onDocUpdate = (emitted: Uint8Array, origin: unknown): void => {
     this.loadedRow = undefined;
     if (origin === LOADED || origin === SEEDED) return;
-    const update = relayedUpdate(this.doc, emitted, origin, this.applying);
+    if (this.applying) this.applying.push(emitted);
+    else this.changed(emitted, origin);
+  };
+
+  /**
+   * Relays a change to the peers and commits and publishes one that came from a peer. Peers get the update this
+   * document emitted (what changed here, encoded by this server), never a client's bytes as sent: what they receive
+   * is exactly what integrated here and is stored.
+   */
+  private changed(update: Uint8Array, origin: unknown): void {
     this.broadcast(encodeMessage({ type: MessageType.Sync, step: SyncStep.Update, update }), origin);
     // Committed and published by the server it came from.
     if (origin === REMOTE) return;
     const epoch = this.epoch;
-    const commit = this.queue.enqueue([{ doc: this.key, epoch, update: emitted }]);
+    const commit = this.queue.enqueue([{ doc: this.key, epoch, update }]);
     // Published only once committed: a server that reads it from the stream and then loads the document from the
     // store must find it there. Acked (in handleUpdate) only once published too (D6, shared-order.ts).
     this.pendingCommit = this.shared.add(
@@ -516,7 +532,7 @@ export class Room implements SeedLeaseHost {
       }),
     );
     this.compaction.stored();
-  };
+  }
 
   /** Sends a frame to every synced peer except `origin`. */
   private broadcast(frame: Uint8Array, origin: unknown): void {
@@ -605,7 +621,7 @@ export class Room implements SeedLeaseHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.session.stopTouching();
+    this.opts.sessions.remove(this);
     this.lease.close();
     // Bounded: every tracked call settles on its own; no new ones start once closed.
     for (let i = 0; i < 10 && this.inflight.size > 0; i++) await Promise.all([...this.inflight]);

@@ -1,6 +1,6 @@
 /**
- * A room's hold on its stored session (PROTOCOL.md P8): touched while peers are connected, so that the grace period
- * only runs once the last one left; re-read when the room may be out of date (a notice from another server, a lost
+ * A room's hold on its stored session (PROTOCOL.md P8), beside the server's sweep that touches it while peers are
+ * connected (session-touches.ts): re-read when the room may be out of date (a notice from another server, a lost
  * seed lease, an idle room about to be reused). A session that is no longer the room's (expired during a stall, or
  * deleted) ends the room's (`sessionEnded`).
  */
@@ -32,33 +32,10 @@ export interface SessionUpkeepOptions {
 }
 
 export class SessionUpkeep {
-  private touchTimer: NodeJS.Timeout | undefined;
   private refreshing = false;
   private refreshAgain = false;
 
   constructor(private readonly opts: SessionUpkeepOptions) {}
-
-  /** Touches the session every third of the grace period until `stopTouching`. */
-  startTouching(): void {
-    this.stopTouching();
-    // A third of the grace period: two touches may be late or fail before a live session could expire.
-    this.touchTimer = setInterval(() => {
-      this.opts.track(this.touch(), 'touching the session');
-    }, Math.max(100, Math.floor(this.opts.graceMs / 3)));
-    this.touchTimer.unref();
-  }
-
-  stopTouching(): void {
-    if (this.touchTimer) clearInterval(this.touchTimer);
-    this.touchTimer = undefined;
-  }
-
-  private async touch(): Promise<void> {
-    const { room, store } = this.opts;
-    await store.touchSession(room.key, room.epoch, Date.now());
-    const session = await store.getSession(room.key);
-    if (!room.closed && (!session || session.epoch !== room.epoch)) this.opts.sessionEnded();
-  }
 
   /**
    * For an idle room about to be reused: opens the session again (it may have ended during the grace period) and

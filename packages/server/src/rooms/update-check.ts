@@ -36,8 +36,9 @@ type DecodedStruct = Y.Item | Y.GC | Y.Skip;
 
 /**
  * Throws `UpdateRejected` for an update that does not decode, has bytes after its end, contains `Skip` gaps,
- * references unknown items, starts after a gap in a client's clock, deletes ranges nobody has, has more than
- * `maxStructs` structs, or nests a JSON-like value or shared types deeper than `depth` allows (depth-check.ts).
+ * references unknown items or a later clock of the item's own client, embeds something other than a JSON object,
+ * starts after a gap in a client's clock, deletes ranges nobody has, has more than `maxStructs` structs, or nests a
+ * JSON-like value or shared types deeper than `depth` allows (depth-check.ts).
  */
 export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, depth: DepthLimits = DEFAULT_DEPTH_LIMITS): UpdateFacts {
   const decoded = decodeWhole(update);
@@ -79,6 +80,8 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
   for (const s of structs) {
     if (!(s instanceof Y.Item)) continue;
     if (!known(s.origin) || !known(s.rightOrigin)) throw new UpdateRejected('update references an item nobody has (origin)');
+    if (namesOwnFuture(s)) throw new UpdateRejected(`update has an item that names a later clock of its own client (${s.id.client}) as a neighbour or parent`);
+    if (s.content instanceof Y.ContentEmbed && !isPlainObject(s.content.embed)) throw new UpdateRejected('update has an embed that is not a JSON object', true);
     checkAnchors(anchors, s, inDoc.get(s.id.client) ?? 0);
     const parent = s.parent as unknown;
     if (parent instanceof Y.ID) {
@@ -161,6 +164,27 @@ function checkDepth(doc: Y.Doc, structs: DecodedStruct[], byClient: Map<number, 
       throw new UpdateRejected(`update nests shared types (elements) deeper than ${limits.maxTypeDepth} levels`, true);
     }
   }
+}
+
+/**
+ * An embed's value is a JSON object (`{ image: … }`, `{ break: true }`): what `Y.Text#insertEmbed` is given by every
+ * editor binding. A crafted update can hold any JSON value instead, and `Y.Text#toDelta` hands it on as the op's
+ * `insert`: `null` breaks every reader that looks into an embed, and a string reads as text of its length while it
+ * counts 1 in the `Y.Text`, so every later index on that line would be off.
+ */
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * True when `item`'s origin, rightOrigin or parent is a clock of its own client at or after the item's own: its
+ * creator cannot have seen it. Yjs integrates a client's structs in clock order and looks up references to the same
+ * client without checking that they are there (yjs `Item.getMissing`), so it throws midway through such an update.
+ */
+function namesOwnFuture(item: Y.Item): boolean {
+  const { client, clock } = item.id;
+  const parent = item.parent as unknown;
+  return [item.origin, item.rightOrigin, parent instanceof Y.ID ? parent : null].some((id) => id !== null && id.client === client && id.clock >= clock);
 }
 
 /** Refuses an item (or its part the document lacks) whose anchors name no place its creator saw (anchor-check.ts). */

@@ -13,7 +13,7 @@
  */
 import pg from 'pg';
 import type { PoolClient } from 'pg';
-import type { AppendEntry, CreateKeyOptions, CreatedKey, DocKey, KeyChanges, KeyRecord, NewKey, SessionInfo, StopWatching, Store, StoredDocument } from './types.js';
+import type { AppendEntry, CreateKeyOptions, CreatedKey, DocKey, KeyChanges, KeyRecord, NewKey, SessionInfo, SessionTouch, StopWatching, Store, StoredDocument } from './types.js';
 import { PostgresKeyWatch } from './postgres-key-watch.js';
 import { SCHEMA_NAME, migrate } from './postgres-migrations.js';
 import { hashSecret, newApiKey, newSecret, secretMatches } from './secrets.js';
@@ -240,6 +240,28 @@ export class PostgresStore implements Store {
   async touchSession(doc: DocKey, epoch: number, now: number): Promise<void> {
     await this.init();
     await touch(this.pool, doc, epoch, now);
+  }
+
+  async touchSessions(touches: readonly SessionTouch[], now: number): Promise<number[]> {
+    if (touches.length === 0) return [];
+    // One statement: `locked` takes the session rows FOR UPDATE sorted, as appendUpdates does, so that two servers'
+    // sweeps and batches cannot deadlock; GREATEST never moves activity back. The indices returned are the touches
+    // that matched a session of their epoch.
+    const { rows } = await this.query<{ i: number }>(
+      `WITH t AS (
+         SELECT * FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS t(account, doc_id, epoch, i)
+       ), locked AS (
+         SELECT s.account, s.doc_id, t.i FROM sessions s
+         JOIN t ON s.account = t.account AND s.doc_id = t.doc_id AND s.epoch = t.epoch
+         ORDER BY s.account, s.doc_id FOR UPDATE OF s
+       )
+       UPDATE sessions s SET last_active = GREATEST(s.last_active, $1)
+       FROM locked l WHERE s.account = l.account AND s.doc_id = l.doc_id
+       RETURNING l.i::int AS i`,
+      [now, touches.map((t) => t.doc.account), touches.map((t) => t.doc.docId), touches.map((t) => t.epoch)],
+    );
+    const touched = new Set(rows.map((r) => Number(r.i) - 1));
+    return touches.map((_, i) => i).filter((i) => !touched.has(i));
   }
 
   async getSession(doc: DocKey): Promise<SessionInfo | undefined> {

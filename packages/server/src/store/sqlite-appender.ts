@@ -1,8 +1,8 @@
 /**
- * Runs `SqliteStore.appendUpdates` on a worker thread (sqlite-writer.ts), so that the commit of a batch and its
- * fsync never block the event loop: relays, acks and other documents' messages go on while the disk works. The
- * promise of an append still resolves only after its transaction committed (ack after commit, P9), and the commit
- * queue's group commit is unchanged: one request per batch, one transaction, one fsync.
+ * Runs `SqliteStore.appendUpdates` and `touchSessions` on a worker thread (sqlite-writer.ts), so that the commit of
+ * a batch and its fsync never block the event loop: relays, acks and other documents' messages go on while the disk
+ * works. The promise of an append still resolves only after its transaction committed (ack after commit, P9), and
+ * the commit queue's group commit is unchanged: one request per batch, one transaction, one fsync.
  *
  * The worker starts at the first append (CLI commands that never append never start one) and is restarted after
  * it died; requests it had not answered reject, and the commit queue retries them (an append that committed
@@ -11,23 +11,22 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { AppendEntry } from './types.js';
+import type { AppendEntry, SessionTouch } from './types.js';
 
 export interface WriterData {
   path: string;
   busyTimeoutMs: number;
 }
 
-export interface AppendRequest {
-  id: number;
-  entries: AppendEntry[];
-  now: number;
-}
+/** One transaction for the writer: a batch of updates, or the session touches of a sweep. */
+export type WriterRequest = { id: number; now: number } & ({ kind: 'append'; entries: AppendEntry[] } | { kind: 'touch'; touches: readonly SessionTouch[] });
 
-export interface AppendReply {
+export interface WriterReply {
   id: number;
   /** The message of the error the transaction threw; absent when it committed. */
   error?: string;
+  /** Of a touch: the indices of the touches whose session is gone (`Store.touchSessions`). */
+  ended?: number[];
 }
 
 /**
@@ -45,7 +44,7 @@ function startWriter(workerData: WriterData): Worker {
 export class SqliteAppender {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (reply: WriterReply) => void; reject: (error: Error) => void }>();
   /** Appends not yet answered (close waits for them). */
   private readonly inflight = new Set<Promise<void>>();
   private closed = false;
@@ -53,13 +52,21 @@ export class SqliteAppender {
   constructor(private readonly data: WriterData) {}
 
   /** Resolves once the entries' transaction committed on the worker's connection. */
-  append(entries: AppendEntry[], now: number): Promise<void> {
+  async append(entries: AppendEntry[], now: number): Promise<void> {
+    await this.request({ id: this.nextId++, now, kind: 'append', entries });
+  }
+
+  /** `Store.touchSessions` in one transaction on the worker's connection. */
+  async touchSessions(touches: readonly SessionTouch[], now: number): Promise<number[]> {
+    return (await this.request({ id: this.nextId++, now, kind: 'touch', touches })).ended ?? [];
+  }
+
+  private request(request: WriterRequest): Promise<WriterReply> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const worker = this.start();
-    const id = this.nextId++;
-    const done = new Promise<void>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, entries, now } satisfies AppendRequest);
+    const done = new Promise<WriterReply>((resolve, reject) => {
+      this.waiting.set(request.id, { resolve, reject });
+      worker.postMessage(request);
     });
     const settled = done.then(
       () => {},
@@ -92,11 +99,11 @@ export class SqliteAppender {
   private start(): Worker {
     if (this.worker) return this.worker;
     const worker = startWriter(this.data);
-    worker.on('message', (reply: AppendReply) => {
+    worker.on('message', (reply: WriterReply) => {
       const waiter = this.waiting.get(reply.id);
       if (!waiter) return;
       this.waiting.delete(reply.id);
-      if (reply.error === undefined) waiter.resolve();
+      if (reply.error === undefined) waiter.resolve(reply);
       else waiter.reject(new Error(reply.error));
     });
     const failAll = (error: Error): void => {

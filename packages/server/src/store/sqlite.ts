@@ -4,8 +4,9 @@
  *
  * better-sqlite3 is synchronous: each method runs its statements at call time and returns a settled Promise. All
  * statements are short (indexed lookups, one insert per update); large work is batched by the commit queue.
- * `appendUpdates`, the hot path (a transaction and an fsync per batch), runs on a worker thread with its own
- * connection for a file store (sqlite-appender.ts), so the commit never blocks the event loop.
+ * `appendUpdates`, the hot path (a transaction and an fsync per batch), and the session touches of rooms with
+ * connections (`touchSession`, `touchSessions`) run on a worker thread with its own connection for a file store
+ * (sqlite-appender.ts), so their commits never block the event loop.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -19,6 +20,7 @@ import type {
   KeyRecord,
   NewKey,
   SessionInfo,
+  SessionTouch,
   StopWatching,
   Store,
   StoredDocument,
@@ -248,6 +250,14 @@ export class SqliteStore implements Store {
         this.webhooks.recordChange(doc, epoch, false, now);
         return true;
       }),
+      touchSessions: db.transaction((touches: readonly SessionTouch[], now: number): number[] => {
+        const ended: number[] = [];
+        touches.forEach((t, i) => {
+          // Matched rows, changed or not: none when the document has no session of that epoch.
+          if (this.stmt.touch.run(now, t.doc.account, t.doc.docId, t.epoch).changes === 0) ended.push(i);
+        });
+        return ended;
+      }),
       append: db.transaction((entries: AppendEntry[], now: number): void => {
         // Current epoch per document, read once per transaction.
         const epochs = new Map<string, number | undefined>();
@@ -399,8 +409,14 @@ export class SqliteStore implements Store {
   }
 
   async touchSession(doc: DocKey, epoch: number, now: number): Promise<void> {
+    await this.touchSessions([{ doc, epoch }], now);
+  }
+
+  async touchSessions(touches: readonly SessionTouch[], now: number): Promise<number[]> {
     this.check();
-    this.stmt.touch.run(now, doc.account, doc.docId, epoch);
+    if (touches.length === 0) return [];
+    if (this.appender) return this.appender.touchSessions(touches, now);
+    return this.tx.touchSessions.immediate(touches, now);
   }
 
   async getSession(doc: DocKey): Promise<SessionInfo | undefined> {

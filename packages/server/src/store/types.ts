@@ -69,6 +69,12 @@ export interface SessionInfo {
   seeded: boolean;
 }
 
+/** A session a room holds: its document and epoch. */
+export interface SessionTouch {
+  doc: DocKey;
+  epoch: number;
+}
+
 export interface StoredDocument {
   /** Updates in commit order (Yjs v1 encoding); applying all of them rebuilds the document. */
   updates: Uint8Array[];
@@ -117,8 +123,14 @@ export interface Store extends WebhookStore {
    * Also marks the session active at `now`.
    */
   openSession(doc: DocKey, opts: { now: number; graceMs: number; persistent: boolean }): Promise<SessionInfo>;
-  /** Records that the session of `epoch` is in use at `now` (rooms call it while they have connections). */
+  /** Records that the session of `epoch` is in use at `now` (a room, when its last connection leaves). */
   touchSession(doc: DocKey, epoch: number, now: number): Promise<void>;
+  /**
+   * `touchSession` of every entry, in one transaction (the server's sweep over its rooms with connections,
+   * rooms/session-touches.ts). Returns the indices of the entries whose document has no session of that epoch
+   * (deleted, or ended and renewed): their rooms no longer hold the session.
+   */
+  touchSessions(touches: readonly SessionTouch[], now: number): Promise<number[]>;
   /** Current session without side effects; `undefined` for a document never seen. */
   getSession(doc: DocKey): Promise<SessionInfo | undefined>;
   /**

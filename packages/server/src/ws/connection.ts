@@ -54,6 +54,8 @@ export interface ConnectionLimits {
   updatesPerSecond: number;
   /** Sustained bytes per second of a joined connection, with a burst of four seconds' worth. */
   bytesPerSecond: number;
+  /** P12: WebSocket ping period of this connection, counted from its opening; two missed pings terminate it. */
+  heartbeatMs: number;
 }
 
 export interface ConnectionContext {
@@ -92,12 +94,17 @@ export class Connection implements RoomPeer, GuardedConnection {
   readonly id = `c${nextId++}`;
   clientId = -1;
   /** WebSocket pings sent since the last sign of life (P12). */
-  missedPings = 0;
+  private missedPings = 0;
   private state: 'hello' | 'joining' | 'joined' | 'closed' = 'hello';
   private room: Room | undefined;
   private readonly queue: Message[] = [];
   private draining = false;
   private helloTimer: NodeJS.Timeout | undefined;
+  /**
+   * Pings on a timer of this connection's own: connections opened at different moments are pinged at different
+   * moments, so no single task pings every socket of the server.
+   */
+  private readonly heartbeatTimer: NodeJS.Timeout;
   /** Frames and bytes received before the connection joined (S8). */
   private preAuthMessages = 0;
   private preAuthBytes = 0;
@@ -130,6 +137,8 @@ export class Connection implements RoomPeer, GuardedConnection {
       this.fail('validation_error', `no Hello within ${ctx.limits.helloTimeoutMs / 1000} s`, 4408, false);
     }, ctx.limits.helloTimeoutMs);
     this.helloTimer.unref();
+    this.heartbeatTimer = setInterval(() => this.heartbeat(), ctx.limits.heartbeatMs);
+    this.heartbeatTimer.unref();
   }
 
   get apiKey(): string {
@@ -178,7 +187,7 @@ export class Connection implements RoomPeer, GuardedConnection {
   }
 
   /** Heartbeat tick (P12): terminates a socket that answered none of the last two pings. */
-  heartbeat(): void {
+  private heartbeat(): void {
     if (this.missedPings >= 2) {
       this.ws.terminate();
       return;
@@ -370,6 +379,7 @@ export class Connection implements RoomPeer, GuardedConnection {
   }
 
   private onClose(): void {
+    clearInterval(this.heartbeatTimer);
     if (this.state !== 'closed') {
       this.state = 'closed';
       this.clearHelloTimer();

@@ -30,7 +30,8 @@ export function nestedValueUpdate(kind: NestedValueKind, depth: number, client: 
       const out = encoder.restEncoder;
       switch (kind) {
         case 'embed':
-          encoding.writeVarString(out, nestedJson(depth));
+          // An embed is an object (update-check.ts): the arrays go inside one.
+          encoding.writeVarString(out, depth <= 1 ? '{}' : `{"deep":${nestedJson(depth - 1)}}`);
           break;
         case 'format':
           encoding.writeVarString(out, 'bold');
@@ -63,14 +64,7 @@ export function nestedValueUpdate(kind: NestedValueKind, depth: number, client: 
     null,
     content as unknown as Y.ContentAny,
   );
-  const encoder = new Y.UpdateEncoderV1();
-  encoding.writeVarUint(encoder.restEncoder, 1); // one client
-  encoding.writeVarUint(encoder.restEncoder, 1); // one struct
-  encoder.writeClient(client);
-  encoding.writeVarUint(encoder.restEncoder, 0); // first clock
-  item.write(encoder, 0);
-  encoding.writeVarUint(encoder.restEncoder, 0); // empty delete set
-  return encoder.toUint8Array();
+  return itemsUpdate(client, [item]);
 }
 
 /**
@@ -101,4 +95,59 @@ export function withTrailingBytes(update: Uint8Array, extra: readonly number[] =
   out.set(update);
   out.set(extra, update.length);
   return out;
+}
+
+/**
+ * An update of two new items by `client` (a new client: clocks 0 and 1–2) at the end of `base`'s text `text`: `a`,
+ * then `bc`, whose `reference` (its origin, rightOrigin or parent) names clock 2 of the same client, a character of
+ * that item itself. Yjs looks up an item's references to its own client without checking they are there (yjs
+ * `Item.getMissing`): it throws while integrating the second item, after the first is in the document.
+ */
+export function ownFutureUpdate(base: Y.Doc, client: number, reference: 'origin' | 'rightOrigin' | 'parent' = 'origin'): Uint8Array {
+  const last = lastItemOf(base.getText('text'));
+  const root = 'text' as unknown as Y.AbstractType<unknown>;
+  const first = new Y.Item(Y.createID(client, 0), null, last, null, null, last ? null : root, null, new Y.ContentString('a'));
+  const ahead = Y.createID(client, 2);
+  const second = new Y.Item(
+    Y.createID(client, 1),
+    null,
+    reference === 'origin' ? ahead : null,
+    null,
+    reference === 'rightOrigin' ? ahead : null,
+    reference === 'parent' ? (ahead as unknown as Y.AbstractType<unknown>) : null,
+    null,
+    new Y.ContentString('bc'),
+  );
+  return itemsUpdate(client, [first, second]);
+}
+
+/** The ID of the last character of `text`, or null when it is empty. */
+function lastItemOf(text: Y.Text): Y.ID | null {
+  let item = text._start;
+  let last: Y.ID | null = null;
+  for (; item !== null; item = item.right) if (!item.deleted) last = Y.createID(item.id.client, item.id.clock + item.length - 1);
+  return last;
+}
+
+/** An update of one new item by `client` at the end of `base`'s text `text`: an embed holding `embed` (any JSON). */
+export function embedUpdate(base: Y.Doc, client: number, embed: unknown): Uint8Array {
+  const last = lastItemOf(base.getText('text'));
+  const root = 'text' as unknown as Y.AbstractType<unknown>;
+  const item = new Y.Item(Y.createID(client, 0), null, last, null, null, last ? null : root, null, new Y.ContentEmbed(embed as object));
+  return itemsUpdate(client, [item]);
+}
+
+/**
+ * Yjs' v1 encoding of `items`, all of `client` and consecutive from clock 0, written as they are (anchors, parent
+ * and content unchecked), with an empty delete set.
+ */
+function itemsUpdate(client: number, items: readonly Y.Item[]): Uint8Array {
+  const encoder = new Y.UpdateEncoderV1();
+  encoding.writeVarUint(encoder.restEncoder, 1); // one client
+  encoding.writeVarUint(encoder.restEncoder, items.length);
+  encoder.writeClient(client);
+  encoding.writeVarUint(encoder.restEncoder, 0); // first clock
+  for (const item of items) item.write(encoder, 0);
+  encoding.writeVarUint(encoder.restEncoder, 0); // empty delete set
+  return encoder.toUint8Array();
 }

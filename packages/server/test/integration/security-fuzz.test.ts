@@ -54,7 +54,10 @@ async function mutatedFrames(t: TestContext, seed: number, frames: number): Prom
   console.log(`S9 fuzz seed ${seed} (replay: WAVE_FUZZ_SEED=${seed}), ${frames} frames`);
   const rand = mulberry32(seed);
   const int = (n: number): number => Math.floor(rand() * n);
-  const server = await startInProcess({ limits: { updatesPerSecond: 1_000_000, messagesPerSecond: 1_000_000 } });
+  // What the server logs as an error, shown when a frame is closed with a code no refusal uses.
+  const serverErrors: string[] = [];
+  const log = { info() {}, warn() {}, error: (...args: unknown[]) => serverErrors.push(args.map((a) => (a instanceof Error ? (a.stack ?? a.message) : String(a))).join(' ')) };
+  const server = await startInProcess({ log, limits: { updatesPerSecond: 1_000_000, messagesPerSecond: 1_000_000 } });
   t.after(() => server.cleanup());
   const apiKey = (await server.sqlite.createKey({ name: 'fuzz' })).record.apiKey;
   const docId = 'fuzzed';
@@ -215,7 +218,7 @@ async function mutatedFrames(t: TestContext, seed: number, frames: number): Prom
         rejected++;
         const code = client.closeEvent!.code;
         closeCodes.set(code, (closeCodes.get(code) ?? 0) + 1);
-        assert.ok(REJECTION_CODES.has(code), `frame ${index} (seed ${seed}): close ${code} ${client.closeEvent!.reason}`);
+        assert.ok(REJECTION_CODES.has(code), `frame ${index} (seed ${seed}): close ${code} ${client.closeEvent!.reason}; server errors:\n${serverErrors.join('\n')}`);
         // The hostile frame was never acked (acks count only what was sent before it).
         assert.ok(client.lastAck <= updatesBefore && client.lastAck >= acksBefore, `frame ${index}: no ack for a refused update`);
       } else {

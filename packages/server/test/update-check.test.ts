@@ -1,0 +1,68 @@
+/**
+ * `checkUpdate` (rooms/update-check.ts) on what Yjs itself lets through and a reader then breaks on: references to an
+ * item's own client (earlier clocks only: Yjs would look later ones up without checking and throw midway through
+ * the update), and embeds that are not JSON objects.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import * as Y from 'yjs';
+import { UpdateRejected, checkUpdate } from '../src/rooms/update-check.js';
+import { embedUpdate, ownFutureUpdate } from './helpers/hostile-updates.js';
+
+const MAX_STRUCTS = 20_000;
+const CLIENT = 0x7fff0004;
+
+function base(): Y.Doc {
+  const doc = new Y.Doc();
+  doc.getText('text').insert(0, 'x');
+  return doc;
+}
+
+describe('checkUpdate: references to the item\u2019s own client', () => {
+  for (const reference of ['origin', 'rightOrigin', 'parent'] as const) {
+    it(`refuses an item whose ${reference} is a later clock of its own client, before Yjs sees it`, () => {
+      const doc = base();
+      const update = ownFutureUpdate(doc, CLIENT, reference);
+      assert.throws(() => checkUpdate(doc, update, MAX_STRUCTS), UpdateRejected);
+      // What the refusal prevents: Yjs throws while integrating it, with the first item already in the document.
+      const victim = base();
+      Y.applyUpdate(victim, Y.encodeStateAsUpdate(doc));
+      assert.throws(() => Y.applyUpdate(victim, update));
+    });
+  }
+
+  it('accepts typing that goes on after its own client\u2019s last character', () => {
+    const doc = base();
+    const writer = new Y.Doc();
+    writer.clientID = CLIENT;
+    Y.applyUpdate(writer, Y.encodeStateAsUpdate(doc));
+    const before = Y.encodeStateVector(writer);
+    writer.getText('text').insert(1, 'a');
+    writer.getText('text').insert(2, 'bc');
+    writer.getText('text').insert(1, 'd');
+    const update = Y.encodeStateAsUpdate(writer, before);
+    assert.equal(checkUpdate(doc, update, MAX_STRUCTS).changes, true);
+    Y.applyUpdate(doc, update);
+    assert.equal(doc.getText('text').toString(), 'xdabc');
+  });
+});
+
+describe('checkUpdate: embeds', () => {
+  for (const embed of [null, 'abc', 5, true, [1, 2]]) {
+    it(`refuses an embed of ${JSON.stringify(embed)}`, () => {
+      const doc = base();
+      assert.throws(() => checkUpdate(doc, embedUpdate(doc, CLIENT, embed), MAX_STRUCTS), UpdateRejected);
+    });
+  }
+
+  it('accepts the embeds editors write (an image, a line break)', () => {
+    const doc = base();
+    const writer = new Y.Doc();
+    writer.clientID = CLIENT;
+    Y.applyUpdate(writer, Y.encodeStateAsUpdate(doc));
+    const before = Y.encodeStateVector(writer);
+    writer.getText('text').insertEmbed(1, { image: 'https://example.com/a.png' });
+    writer.getText('text').insertEmbed(2, { break: true });
+    assert.equal(checkUpdate(doc, Y.encodeStateAsUpdate(writer, before), MAX_STRUCTS).changes, true);
+  });
+});
