@@ -42,8 +42,6 @@ export interface ConnectionOptions {
   /** The WebSocket URL, query included. */
   url: string;
   socketFactory: SocketFactory;
-  /** The backoff's jitter source; Math.random by default. */
-  random?: () => number;
   /** The session's lifecycle (session-state.ts): nothing connects once it is stopped. */
   lifecycle: { readonly stopped: boolean };
 }
@@ -65,7 +63,7 @@ export class Connection {
     private readonly opts: ConnectionOptions,
     private readonly events: ConnectionEvents,
   ) {
-    this.backoff = new Backoff(undefined, undefined, opts.random);
+    this.backoff = new Backoff();
   }
 
   /** A socket is opening or open. */
@@ -96,9 +94,12 @@ export class Connection {
     this.connect();
   }
 
-  /** After a lost connection: reconnects after the next backoff delay. */
-  retryLater(): void {
-    const delay = this.backoff.next();
+  /**
+   * After a lost connection: reconnects after the next backoff delay. `phase`: this client's place in each backoff
+   * window (backoff.ts `spreadPhase`), used when this loss starts an outage.
+   */
+  retryLater(phase?: number): void {
+    const delay = this.backoff.next(Date.now(), phase);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.connect();

@@ -94,8 +94,6 @@ export interface SessionOptions {
   binding: DocBinding;
   socketFactory: SocketFactory;
   emit: <K extends keyof SessionEvents>(name: K, payload: SessionEvents[K]) => void;
-  /** Injected for tests; defaults to Math.random. */
-  random?: () => number;
   /**
    * The host's stored copy (hook `fetchDocOnNetworkReconnect`), asked for when this client must seed a new session
    * while it holds unsynced edits; they are re-applied on top of it. Null or absent: the editor's content seeds.

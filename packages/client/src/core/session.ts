@@ -14,6 +14,7 @@ import { captureEdits, plainText, type Edits } from './reset.js';
 import { reapplyEdits, writeHostCopySeed, writeSeed } from './seed.js';
 import { CoeditError } from './errors.js';
 import { Connection } from './connection.js';
+import { spreadPhase } from './backoff.js';
 import { ReadOnlyView, rebuildShared } from './read-only-view.js';
 import { SessionPresence } from './session-presence.js';
 import { SessionLifecycle } from './session-state.js';
@@ -84,7 +85,7 @@ export class Session {
     });
     this.confirmed = this.newConfirmedState();
     const query = `apiKey=${encodeURIComponent(opts.apiKey)}&docId=${encodeURIComponent(opts.docId)}`;
-    const target = { url: `${opts.wsUrl}?${query}`, socketFactory: opts.socketFactory, random: opts.random, lifecycle: this.lifecycle };
+    const target = { url: `${opts.wsUrl}?${query}`, socketFactory: opts.socketFactory, lifecycle: this.lifecycle };
     this.connection = new Connection(target, {
       hello: () => this.hello(),
       message: (message) => this.handle(message),
@@ -210,6 +211,9 @@ export class Session {
   /** The socket is gone (the connection has forgotten it): a fatal close stops the session, any other reconnects. */
   private onSocketGone(code: number, reason: string, opened: boolean): void {
     this.tracker.connectionLost();
+    // Read before the peers are dropped: the clients of this document that lose the server together spread their
+    // attempts evenly by their rank among the peers each of them saw (R1).
+    const phase = spreadPhase(this.awareness.getStates().keys(), this.doc.clientID);
     this.presence.dropRemote();
     if (this.lifecycle.stopped) return;
     const errorCode: ErrorCode | undefined = errorCodeForClose(code);
@@ -228,7 +232,7 @@ export class Session {
         : `could not connect to the Wave server at ${this.opts.wsUrl} (is it running, and is this page's origin allowed for the apiKey?); retrying`;
       this.report(new CoeditError(errorCode === 'rate_limited' ? 'rate_limited' : 'connection_lost', detail, false));
     }
-    this.connection.retryLater();
+    this.connection.retryLater(phase);
   }
 
   /** Deferred unless offline persistence stores the confirmed copy (confirmed.ts). */

@@ -24,8 +24,6 @@ export interface LabClientOptions {
   docId: string;
   initial?: string;
   link?: LinkOptions;
-  /** Backoff randomness (Session option `random`), seeded by the test. */
-  random?: () => number;
 }
 
 export function labClient(options: LabClientOptions): LabClient {
@@ -46,7 +44,6 @@ export function labClient(options: LabClientOptions): LabClient {
     user: { name: options.name },
     binding: editor,
     socketFactory: options.lab.factory(options.name, options.link),
-    ...(options.random ? { random: options.random } : {}),
     emit: <K extends keyof SessionEvents>(name: K, payload: SessionEvents[K]) => {
       if (name === 'status') {
         const status = payload as SessionStatus;
