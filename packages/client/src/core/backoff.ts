@@ -29,9 +29,9 @@ export class Backoff {
   ) {}
 
   /**
-   * The delay in ms (fractional) until the next attempt. `now`: the current time in ms (Date.now() unless a test gives one).
-   * `phase` in [0, 1): where in each window this client attempts; read only at the outage's first call (a random
-   * one when absent), later calls of the same outage keep it.
+   * The delay in ms (fractional) until the next attempt. `now`: the current time in ms (Date.now() unless a test
+   * gives one). `phase` in [0, 1): where in each window this client attempts; read only at the outage's first call
+   * (a random one when absent), later calls of the same outage keep it.
    */
   next(now: number = Date.now(), phase?: number): number {
     if (this.since === null) {
@@ -58,11 +58,11 @@ export class Backoff {
 
 /**
  * A client's phase among the `peers` (distinct client ids) of its document, itself included or not: (rank + ½) / n,
- * turned by an offset common to the peers, the smallest id times the golden ratio's fraction, modulo 1 (Weyl's
- * sequence: spread over [0, 1) for any ids). Clients that see the same peers get phases evenly spaced over [0, 1); the offset,
- * different between documents, keeps the clients of many small documents from all coming back at the same instants.
- * Undefined when it saw no other client (alone, or never connected): such a client knows nothing to spread by, and
- * the backoff draws a random phase.
+ * turned by an offset common to the peers: the smallest id times the golden ratio's fraction, modulo 1 (Weyl's
+ * sequence; close to uniform over [0, 1) for ids drawn at random, as Yjs draws them). Clients that see the same peers
+ * get phases evenly spaced over [0, 1); the offset, different between documents, keeps the clients of many small
+ * documents from all coming back at the same instants. Undefined when it saw no other client (alone, or never
+ * connected): such a client knows nothing to spread by, and the backoff draws a random phase.
  */
 export function spreadPhase(peers: Iterable<number>, self: number): number | undefined {
   let n = 1;
