@@ -66,3 +66,55 @@ describe('checkUpdate: embeds', () => {
     assert.equal(checkUpdate(doc, Y.encodeStateAsUpdate(writer, before), MAX_STRUCTS).changes, true);
   });
 });
+
+/**
+ * An update of two sections for one client: Yjs's reader keeps only the last section of a client it meets twice
+ * (yjs `readClientsStructRefs` sets the client's entry again), while `Y.decodeUpdate` lists the structs of both.
+ */
+function twoSectionsOfOneClient(): { doc: Y.Doc; update: Uint8Array } {
+  const writer = new Y.Doc();
+  writer.clientID = CLIENT;
+  writer.getText('text').insert(0, 'old');
+  const known = Y.encodeStateAsUpdate(writer);
+  const doc = new Y.Doc();
+  Y.applyUpdate(doc, known);
+  const before = Y.encodeStateVector(writer);
+  writer.getText('text').insert(3, 'new');
+  const fresh = Y.encodeStateAsUpdate(writer, before);
+  // Both are [1 section][the section][0: no deletes]: the new section first, then the known one.
+  assert.equal(fresh[0], 1);
+  assert.equal(known[0], 1);
+  assert.equal(fresh.at(-1), 0);
+  assert.equal(known.at(-1), 0);
+  const update = new Uint8Array([2, ...fresh.subarray(1, -1), ...known.subarray(1, -1), 0]);
+  return { doc, update };
+}
+
+describe('checkUpdate: one client in two sections', () => {
+  it('refuses it: the check would count structs that Yjs drops', () => {
+    const { doc, update } = twoSectionsOfOneClient();
+    assert.equal(Y.decodeUpdate(update).structs.length, 2, 'the decoder lists both sections');
+    assert.throws(() => checkUpdate(doc, update, MAX_STRUCTS), UpdateRejected);
+    // What the refusal prevents: Yjs applies only the known section and changes nothing, which the room took for
+    // a broken document.
+    const victim = new Y.Doc();
+    Y.applyUpdate(victim, Y.encodeStateAsUpdate(doc));
+    let emitted = 0;
+    victim.on('update', () => emitted++);
+    Y.applyUpdate(victim, update);
+    assert.equal(emitted, 0);
+    assert.equal(victim.getText('text').toString(), 'old');
+  });
+
+  it('accepts the structs of one client in one run, clock after clock, among other clients', () => {
+    const doc = base();
+    const writer = new Y.Doc();
+    Y.applyUpdate(writer, Y.encodeStateAsUpdate(doc));
+    const before = Y.encodeStateVector(writer);
+    writer.getText('text').insert(0, 'ab');
+    writer.getText('text').format(0, 1, { bold: true });
+    writer.getText('text').insert(3, 'cd');
+    const update = Y.encodeStateAsUpdate(writer, before);
+    assert.deepEqual(checkUpdate(doc, update, MAX_STRUCTS).changes, true);
+  });
+});

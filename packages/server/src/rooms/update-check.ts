@@ -36,9 +36,9 @@ type DecodedStruct = Y.Item | Y.GC | Y.Skip;
 
 /**
  * Throws `UpdateRejected` for an update that does not decode, has bytes after its end, contains `Skip` gaps,
- * references unknown items or a later clock of the item's own client, embeds something other than a JSON object,
- * starts after a gap in a client's clock, deletes ranges nobody has, has more than `maxStructs` structs, or nests a
- * JSON-like value or shared types deeper than `depth` allows (depth-check.ts).
+ * names a client in two sections, references unknown items or a later clock of the item's own client, embeds
+ * something other than a JSON object, starts after a gap in a client's clock, deletes ranges nobody has, has more
+ * than `maxStructs` structs, or nests a JSON-like value or shared types deeper than `depth` allows (depth-check.ts).
  */
 export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, depth: DepthLimits = DEFAULT_DEPTH_LIMITS): UpdateFacts {
   const decoded = decodeWhole(update);
@@ -56,9 +56,24 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
   const known = (id: Y.ID | null): boolean => id === null || id.clock < (reach.get(id.client) ?? 0);
   // Structs come grouped by client in clock order (the v1 encoding). An Item may reference structs of another
   // client that come later in the update (Yjs sorts them out); check references after every clock range is known.
+  /** The client of the run of structs being read, where its run ends, and the clients whose run has ended. */
+  let runClient: number | undefined;
+  let runEnd = 0;
+  const ranClients = new Set<number>();
   for (const s of structs) {
     if (s instanceof Y.Skip) throw new UpdateRejected('update contains a gap (Skip struct)');
     const { client, clock } = s.id;
+    // Yjs writes each client's structs as one section, clock after clock, and its reader keeps only the last
+    // section of a client it meets twice (yjs `readClientsStructRefs`), while the decoder here lists them all: the
+    // check would count structs that are never applied.
+    if (client !== runClient) {
+      if (ranClients.has(client)) throw new UpdateRejected(`update has client ${client} in two sections`, true);
+      if (runClient !== undefined) ranClients.add(runClient);
+      runClient = client;
+    } else if (clock !== runEnd) {
+      throw new UpdateRejected(`update has client ${client} in two sections`, true);
+    }
+    runEnd = clock + s.length;
     const have = reach.get(client) ?? 0;
     if (clock > have) throw new UpdateRejected(`update starts client ${client} at clock ${clock}, after a gap (the document has ${have})`);
     if (!Number.isSafeInteger(clock + s.length) || s.length < 1) throw new UpdateRejected('struct length out of range');
