@@ -24,6 +24,16 @@ describe('protocol (in-process server)', () => {
     await client.opened;
     return client;
   };
+  /** A document seeded with 'x' by `client` (acked), and a synced `peer` with the count of Sync frames it got. */
+  const seededWithPeer = async (): Promise<{ docId: string; client: TestClient; peer: TestClient; peerSyncs: number }> => {
+    const docId = newDoc();
+    const client = await connect({ docId, seedText: 'x' });
+    await client.waitSynced();
+    await client.waitAllAcked();
+    const peer = await connect({ docId });
+    await peer.waitSynced();
+    return { docId, client, peer, peerSyncs: messagesOfType(peer, MessageType.Sync).length };
+  };
   /** Asserts the socket got `Error{code}` as its last message and then the close code. */
   const assertRefused = async (client: TestClient, code: string, close: number): Promise<void> => {
     const closed = await client.waitClosed();
@@ -190,13 +200,7 @@ describe('protocol (in-process server)', () => {
     });
 
     it("closes 4400 on an update whose item names a later clock of its own client as origin; peers get nothing", async () => {
-      const docId = newDoc();
-      const client = await connect({ docId, seedText: 'x' });
-      await client.waitSynced();
-      await client.waitAllAcked();
-      const peer = await connect({ docId });
-      await peer.waitSynced();
-      const peerSyncs = messagesOfType(peer, MessageType.Sync).length;
+      const { docId, client, peer, peerSyncs } = await seededWithPeer();
       const acked = client.lastAck;
       client.send({ type: MessageType.Sync, step: SyncStep.Update, update: ownFutureUpdate(client.doc, 0x7fff0003) });
       await assertRefused(client, 'validation_error', 4400);
@@ -212,13 +216,7 @@ describe('protocol (in-process server)', () => {
     });
 
     it('closes 4400 on an embed that is not a JSON object (null): peers get nothing', async () => {
-      const docId = newDoc();
-      const client = await connect({ docId, seedText: 'x' });
-      await client.waitSynced();
-      await client.waitAllAcked();
-      const peer = await connect({ docId });
-      await peer.waitSynced();
-      const peerSyncs = messagesOfType(peer, MessageType.Sync).length;
+      const { docId, client, peer, peerSyncs } = await seededWithPeer();
       client.send({ type: MessageType.Sync, step: SyncStep.Update, update: embedUpdate(client.doc, 0x7fff0005, null) });
       await assertRefused(client, 'validation_error', 4400);
       assert.equal(messagesOfType(peer, MessageType.Sync).length, peerSyncs);
