@@ -63,7 +63,9 @@ function freePort(): Promise<number> {
 function nodeArgs(): string[] {
   // BENCH_CPU_PROF=DIR profiles the servers (V8 .cpuprofile files in DIR), for the "profile where not met" step.
   const dir = process.env.BENCH_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  // BENCH_SERVER_NODE_ARGS adds Node flags to the servers alone (e.g. --trace-gc), not to the load generators.
+  const extra = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...extra];
 }
 
 async function spawnUntilListening(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string; lines: (fn: (line: string) => void) => void }> {

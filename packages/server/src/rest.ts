@@ -25,6 +25,7 @@ import type { SecretBox } from './secret-box.js';
 import type { AuthThrottle } from './throttle.js';
 import { clientAddress } from './client-address.js';
 import type { DocKey, KeyRecord, Store } from './store/types.js';
+import { newDoc } from './new-doc.js';
 
 export { HttpError } from './http-error.js';
 export type { RestErrorCode } from './http-error.js';
@@ -115,7 +116,7 @@ async function get(req: IncomingMessage, res: ServerResponse, url: URL, doc: Doc
     const session = await opts.store.getSession(doc);
     if (!session) throw new HttpError(404, 'no such document');
     epoch = session.epoch;
-    ydoc = new Y.Doc();
+    ydoc = newDoc();
     owned = true;
     const stored = await opts.store.loadDocument(doc, epoch);
     ydoc.transact(() => {

@@ -63,6 +63,49 @@ describe('SqliteStore specifics', () => {
     }
   });
 
+  it("commits a document's writes on the writer thread: the event loop runs while another connection holds the lock", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wave-store-'));
+    const path = join(dir, 'wave.db');
+    const store = new SqliteStore(path, { busyTimeoutMs: 2_000 });
+    const locker = new Database(path);
+    try {
+      const doc = { account: 'acct', docId: 'd' };
+      const seed = new Uint8Array([0, 0]);
+      const { epoch } = await store.openSession(doc, { now: 1, graceMs: 1_000, persistent: false });
+      const other = { account: 'acct', docId: 'e' };
+      await store.openSession(other, { now: 1, graceMs: 1_000, persistent: false });
+      // Each write waits for the lock another process holds. On the event loop it would wait there, synchronously,
+      // until the lock is released — which only this event loop can do below — and fail with SQLITE_BUSY.
+      const writes: Array<[string, () => Promise<unknown>]> = [
+        ['openSession', () => store.openSession(doc, { now: 2, graceMs: 1_000, persistent: false })],
+        ['acquireSeedLease', () => store.acquireSeedLease(doc, epoch, 'h', 3, 1_000)],
+        ['releaseSeedLease', () => store.releaseSeedLease(doc, epoch, 'h')],
+        ['commitSeed', () => store.commitSeed(doc, epoch, 'h', seed, 4)],
+        ['touchSessions', () => store.touchSessions([{ doc, epoch }], 5)],
+        ['appendUpdates', () => store.appendUpdates([{ doc, epoch, update: seed }], 6)],
+        ['compact', () => store.compact(doc, epoch, seed, 1_000)],
+        ['enqueueEvent', () => store.enqueueEvent(doc, 'user.joined', { epoch }, 7)],
+        ['deleteDocument', () => store.deleteDocument(other, 8)],
+      ];
+      for (const [name, write] of writes) {
+        locker.prepare('BEGIN IMMEDIATE').run();
+        let settled = false;
+        const pending = write().finally(() => (settled = true));
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.equal(settled, false, `${name} waits for the lock`);
+        locker.prepare('COMMIT').run();
+        await pending;
+      }
+      assert.deepEqual(await store.getSession(doc), { epoch, seeded: false }, 'the lease was released without a seed');
+      assert.equal((await store.loadDocument(doc, epoch)).updates.length, 1, 'compacted into one');
+      assert.equal(await store.getSession(other), undefined, 'deleted');
+    } finally {
+      locker.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('opens stores from URLs', async () => {
     const store = openStore('sqlite::memory:');
     await store.ping();

@@ -15,6 +15,7 @@
  */
 import * as Y from 'yjs';
 import { decodeWhole } from './update-check.js';
+import { newDoc } from '../new-doc.js';
 
 /**
  * Documents with more structs stay live: their rebuild, which runs inside the handling of the next change (a client
@@ -59,7 +60,7 @@ export class DocHolder {
   private destroyed = false;
 
   constructor(private readonly opts: DocHolderOptions) {
-    this.live = this.attach(new Y.Doc());
+    this.live = this.attach(newDoc());
   }
 
   /** The live doc, rebuilt from the compact form when there is none. */
@@ -144,7 +145,7 @@ export class DocHolder {
   /** Applies the compact form to a new doc, then attaches the listeners: the rebuild itself emits no update. */
   private rebuild(): Y.Doc {
     if (this.destroyed) throw new Error('the document holder was destroyed');
-    const doc = new Y.Doc();
+    const doc = newDoc();
     Y.applyUpdateV2(doc, this.form!.update);
     this.form = null;
     this.live = this.attach(doc);

@@ -5,10 +5,10 @@
  * changes come back through `applyRemote`, already stamped.
  */
 import * as awarenessProtocol from 'y-protocols/awareness';
-import * as Y from 'yjs';
 import { MessageType, ProtocolError, encodeMessage, stampAwarenessUpdate } from 'wave-protocol';
 import type { StampedPresence } from 'wave-protocol';
 import type { RoomPeer } from './peer.js';
+import { newDoc } from '../new-doc.js';
 
 /** Origin of awareness changes received from other servers: relayed to local peers, not published back. */
 const REMOTE = Symbol('remote presence');
@@ -29,7 +29,7 @@ export class Presence {
     // Awareness takes a doc only for a client id of its own (unused: the server publishes no state) and to end with
     // it. An empty doc of its own, not the room's: the room's doc is dropped while idle (doc-holder.ts), presence is
     // not. Not one doc shared by every room: each Awareness leaves a 'destroy' listener on its doc.
-    this.awareness = new awarenessProtocol.Awareness(new Y.Doc());
+    this.awareness = new awarenessProtocol.Awareness(newDoc());
     // The server publishes no presence of its own.
     this.awareness.setLocalState(null);
     this.awareness.on('update', this.onUpdate);

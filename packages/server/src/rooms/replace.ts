@@ -7,6 +7,7 @@
 import * as Y from 'yjs';
 import { META_MAP, META_REPLACED_KEY } from 'wave-protocol';
 import type { DocKey, Store } from '../store/types.js';
+import { newDoc } from '../new-doc.js';
 
 /** Origin of a REST replacement: relayed to every peer (none of them sent it) and stored. */
 const SERVER_WRITE = Symbol('server write');
@@ -42,7 +43,7 @@ export interface ReplaceOptions {
 export async function replaceContent(opts: ReplaceOptions, write: (doc: Y.Doc) => void): Promise<void> {
   const { room, store } = opts;
   if (!room.seeded) {
-    const scratch = new Y.Doc();
+    const scratch = newDoc();
     scratch.transact(() => write(scratch));
     const content = Y.encodeStateAsUpdate(scratch);
     scratch.destroy();

@@ -3,10 +3,11 @@ import * as Y from 'yjs';
 import { ProtocolError } from 'wave-protocol';
 import { UpdateRejected, checkUpdate } from './update-check.js';
 import type { DepthLimits } from './depth-check.js';
+import { newDoc } from '../new-doc.js';
 
 /** Checks a seed update and returns it normalised (one state update without pending parts). */
 export function normalizeSeed(update: Uint8Array, maxStructs: number, depth: DepthLimits): Uint8Array {
-  const doc = new Y.Doc();
+  const doc = newDoc();
   try {
     try {
       checkUpdate(doc, update, maxStructs, depth);

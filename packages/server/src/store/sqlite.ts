@@ -4,9 +4,11 @@
  *
  * better-sqlite3 is synchronous: each method runs its statements at call time and returns a settled Promise. All
  * statements are short (indexed lookups, one insert per update); large work is batched by the commit queue.
- * `appendUpdates`, the hot path (a transaction and an fsync per batch), and the session touches of rooms with
- * connections (`touchSession`, `touchSessions`) run on a worker thread with its own connection for a file store
- * (sqlite-appender.ts), so their commits never block the event loop.
+ * For a file store, the document writes a room makes while clients join and edit — `appendUpdates` (the hot path,
+ * a transaction and an fsync per batch), the session calls (`openSession`, `touchSessions`), seeding, compaction,
+ * deletion and the rooms' webhook events — run on a worker thread with its own connection (sqlite-writer-thread.ts),
+ * so their commits never block the event loop. Keys, webhook endpoints and deliveries, and reads stay on this
+ * connection.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -28,7 +30,7 @@ import type {
 import { hashSecret, newApiKey, newSecret, secretMatches } from './secrets.js';
 import { validateNewKey, validateOrigins } from './validate.js';
 import { SqliteWebhooks, WEBHOOK_SCHEMA } from './sqlite-webhooks.js';
-import { SqliteAppender } from './sqlite-appender.js';
+import { SqliteWriterThread } from './sqlite-writer-thread.js';
 
 /** Bumped when the schema changes; `PRAGMA user_version` holds the version a file was created with. */
 /**
@@ -110,10 +112,10 @@ export interface SqliteStoreOptions {
   /** Milliseconds a statement waits for another process's write lock before failing (SQLITE_BUSY). */
   busyTimeoutMs?: number;
   /**
-   * Commit `appendUpdates` on a worker thread (default true for a file; `:memory:` cannot be shared with another
-   * connection, so it always appends here).
+   * Commit the document writes (`WriterMethod`) on a worker thread (default true for a file; `:memory:` cannot be
+   * shared with another connection, so it always writes here).
    */
-  appendInWorker?: boolean;
+  writeInWorker?: boolean;
 }
 
 /** Default of `SqliteStoreOptions.busyTimeoutMs`. */
@@ -127,8 +129,8 @@ export class SqliteStore implements Store {
   private readonly stmt;
   private readonly tx;
   private closed = false;
-  /** The writer thread of `appendUpdates`, when it runs on one. */
-  private readonly appender: SqliteAppender | undefined;
+  /** The writer thread of the document writes, when they run on one. */
+  private readonly writer: SqliteWriterThread | undefined;
   /** Poll timers of `watchKeys`, stopped at close. */
   private readonly watchers = new Set<NodeJS.Timeout>();
 
@@ -147,7 +149,7 @@ export class SqliteStore implements Store {
     // queue groups many updates into one transaction so that the fsync cost is paid once per batch.
     this.db.pragma('synchronous = FULL');
     this.migrate();
-    if (options.appendInWorker !== false && this.path !== ':memory:') this.appender = new SqliteAppender({ path: this.path, busyTimeoutMs });
+    if (options.writeInWorker !== false && this.path !== ':memory:') this.writer = new SqliteWriterThread({ path: this.path, busyTimeoutMs });
 
     const db = this.db;
     this.webhooks = new SqliteWebhooks(db, () => this.check());
@@ -405,6 +407,7 @@ export class SqliteStore implements Store {
 
   async openSession(doc: DocKey, opts: { now: number; graceMs: number; persistent: boolean }): Promise<SessionInfo> {
     this.check();
+    if (this.writer) return this.writer.call('openSession', doc, opts);
     return this.tx.openSession.immediate(doc, opts.now, opts.graceMs, opts.persistent);
   }
 
@@ -415,7 +418,7 @@ export class SqliteStore implements Store {
   async touchSessions(touches: readonly SessionTouch[], now: number): Promise<number[]> {
     this.check();
     if (touches.length === 0) return [];
-    if (this.appender) return this.appender.touchSessions(touches, now);
+    if (this.writer) return this.writer.call('touchSessions', touches, now);
     return this.tx.touchSessions.immediate(touches, now);
   }
 
@@ -427,24 +430,27 @@ export class SqliteStore implements Store {
 
   async acquireSeedLease(doc: DocKey, epoch: number, holder: string, now: number, ttlMs: number): Promise<boolean> {
     this.check();
+    if (this.writer) return this.writer.call('acquireSeedLease', doc, epoch, holder, now, ttlMs);
     return this.tx.acquireLease.immediate(doc, epoch, holder, now, ttlMs);
   }
 
   async releaseSeedLease(doc: DocKey, epoch: number, holder: string): Promise<void> {
     this.check();
+    if (this.writer) return this.writer.call('releaseSeedLease', doc, epoch, holder);
     this.tx.releaseLease.immediate(doc, epoch, holder);
   }
 
   async commitSeed(doc: DocKey, epoch: number, holder: string, update: Uint8Array, now: number): Promise<boolean> {
     this.check();
+    if (this.writer) return this.writer.call('commitSeed', doc, epoch, holder, update, now);
     return this.tx.commitSeed.immediate(doc, epoch, holder, update, now);
   }
 
   // --- updates ---
 
-  /** Starts the writer thread of `appendUpdates` now (the server, at start); it starts at the first append otherwise. */
+  /** Starts the writer thread now (the server, at start); it starts at the first document write otherwise. */
   startWriter(): void {
-    this.appender?.warmUp();
+    this.writer?.warmUp();
   }
 
   async loadDocument(doc: DocKey, epoch: number): Promise<StoredDocument> {
@@ -461,17 +467,19 @@ export class SqliteStore implements Store {
   async appendUpdates(entries: AppendEntry[], now = Date.now()): Promise<void> {
     this.check();
     if (entries.length === 0) return;
-    if (this.appender) return this.appender.append(entries, now);
+    if (this.writer) return this.writer.call('appendUpdates', entries, now);
     this.tx.append.immediate(entries, now);
   }
 
   async compact(doc: DocKey, epoch: number, state: Uint8Array, upToSeq: number): Promise<void> {
     this.check();
+    if (this.writer) return this.writer.call('compact', doc, epoch, state, upToSeq);
     this.tx.compact.immediate(doc, epoch, state, upToSeq);
   }
 
   async deleteDocument(doc: DocKey, now = Date.now()): Promise<void> {
     this.check();
+    if (this.writer) return this.writer.call('deleteDocument', doc, now);
     this.tx.deleteDocument.immediate(doc, now);
   }
 
@@ -482,7 +490,9 @@ export class SqliteStore implements Store {
   listWebhookEndpoints: SqliteWebhooks['listWebhookEndpoints'] = (apiKey) => this.webhooks.listWebhookEndpoints(apiKey);
   removeWebhookEndpoint: SqliteWebhooks['removeWebhookEndpoint'] = (id) => this.webhooks.removeWebhookEndpoint(id);
   findWebhookSecret: SqliteWebhooks['findWebhookSecret'] = (id) => this.webhooks.findWebhookSecret(id);
-  enqueueEvent: SqliteWebhooks['enqueueEvent'] = (doc, type, payload, now) => this.webhooks.enqueueEvent(doc, type, payload, now);
+  /** On the writer thread for a file store: rooms write user.joined, user.left and session.ended at every join and leave. */
+  enqueueEvent: SqliteWebhooks['enqueueEvent'] = (doc, type, payload, now) =>
+    this.writer ? this.writer.call('enqueueEvent', doc, type, payload, now) : this.webhooks.enqueueEvent(doc, type, payload, now);
   claimEvents: SqliteWebhooks['claimEvents'] = (options) => this.webhooks.claimEvents(options);
   completeEvent: SqliteWebhooks['completeEvent'] = (id, holder, now) => this.webhooks.completeEvent(id, holder, now);
   failEvent: SqliteWebhooks['failEvent'] = (id, holder, now, error, next) => this.webhooks.failEvent(id, holder, now, error, next);
@@ -504,7 +514,7 @@ export class SqliteStore implements Store {
     this.closed = true;
     for (const timer of this.watchers) clearInterval(timer);
     this.watchers.clear();
-    await this.appender?.close();
+    await this.writer?.close();
     this.db.close();
   }
 }

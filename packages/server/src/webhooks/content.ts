@@ -2,6 +2,7 @@
 import * as Y from 'yjs';
 import { renderContent } from '../rest-render.js';
 import type { DocKey, OutboxEvent, Store } from '../store/types.js';
+import { newDoc } from '../new-doc.js';
 
 export interface EventData {
   docId: string;
@@ -19,7 +20,7 @@ export async function storedContent(store: Store, doc: DocKey): Promise<{ epoch:
   const session = await store.getSession(doc);
   if (!session) return undefined;
   const stored = await store.loadDocument(doc, session.epoch);
-  const ydoc = new Y.Doc();
+  const ydoc = newDoc();
   try {
     ydoc.transact(() => {
       for (const update of stored.updates) Y.applyUpdate(ydoc, update);
