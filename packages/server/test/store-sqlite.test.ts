@@ -106,6 +106,32 @@ describe('SqliteStore specifics', () => {
     }
   });
 
+  it("fails only the call that threw when the writer thread commits several in one transaction", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wave-store-'));
+    const store = new SqliteStore(join(dir, 'wave.db'));
+    try {
+      const doc = { account: 'acct', docId: 'd' };
+      const { epoch } = await store.openSession(doc, { now: 1, graceMs: 1_000, persistent: false });
+      const update = new Uint8Array([0, 0]);
+      // Posted in one turn: the thread takes them as one batch, each call on a savepoint of its own.
+      const [appended, broken, leased, appendedAgain] = await Promise.allSettled([
+        store.appendUpdates([{ doc, epoch, update }], 2),
+        store.compact(doc, epoch, null as unknown as Uint8Array, 1),
+        store.acquireSeedLease(doc, epoch, 'h', 3, 1_000),
+        store.appendUpdates([{ doc, epoch, update }], 4),
+      ]);
+      assert.equal(appended.status, 'fulfilled');
+      assert.equal(broken.status, 'rejected', 'a compaction with no state fails (NOT NULL)');
+      assert.deepEqual(leased, { status: 'fulfilled', value: true });
+      assert.equal(appendedAgain.status, 'fulfilled');
+      const stored = await store.loadDocument(doc, epoch);
+      assert.equal(stored.updates.length, 2, 'both appends committed, the failed compaction replaced nothing');
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('opens stores from URLs', async () => {
     const store = openStore('sqlite::memory:');
     await store.ping();

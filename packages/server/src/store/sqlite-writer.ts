@@ -2,9 +2,14 @@
  * Worker-thread entry of `SqliteWriterThread` (sqlite-writer-thread.ts): its own better-sqlite3 connection to the
  * server's file (WAL: readers on the main thread see each commit as soon as it is done) runs the store's document
  * writes (`WriterMethod`), whose transactions and fsyncs (`synchronous = FULL`) would otherwise block the event loop
- * that relays and acks. One request at a time, in arrival order: better-sqlite3 runs a transaction when its store
- * method is called, so requests commit in the order they were posted (the commit queue sends its next batch only
- * after the previous one answered; joins, seeds and sweeps come between batches).
+ * that relays and acks.
+ *
+ * Group commit across calls: the requests that arrived while the previous commit ran (a join storm's
+ * `openSession`s, leases and seeds, a batch of updates, the sweep's touches) run in one transaction, one fsync,
+ * each call inside it on a savepoint of its own (better-sqlite3 nests a transaction function as a savepoint), in
+ * arrival order. A call that throws rolls back its savepoint alone and answers its error; the others commit. Every
+ * answer is posted only after the outer COMMIT returned, and when that COMMIT fails every call of the batch answers
+ * the error: a call never reports a write that is not on disk.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteStore } from './sqlite.js';
@@ -14,10 +19,34 @@ const data = workerData as WriterData;
 // `writeInWorker: false`: this connection writes itself.
 const store = new SqliteStore(data.path, { busyTimeoutMs: data.busyTimeoutMs, writeInWorker: false });
 
+let queued: WriterRequest[] = [];
+
 parentPort!.on('message', (request: WriterRequest) => {
-  const method = store[request.method] as (...args: unknown[]) => Promise<unknown>;
-  method.apply(store, request.args).then(
-    (value) => parentPort!.postMessage({ id: request.id, value } satisfies WriterReply),
-    (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies WriterReply),
-  );
+  queued.push(request);
+  // Node delivers every message waiting on the port before the check phase: they all join this batch.
+  if (queued.length === 1) setImmediate(commitQueued);
 });
+
+const answer = (reply: WriterReply): void => parentPort!.postMessage(reply);
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+function commitQueued(): void {
+  const requests = queued;
+  queued = [];
+  let results: Array<Promise<unknown>>;
+  try {
+    // The store's methods run their statements synchronously when called; an error becomes their rejection.
+    results = store.inOneTransaction(() =>
+      requests.map((request) => (store[request.method] as (...args: unknown[]) => Promise<unknown>).apply(store, request.args)),
+    );
+  } catch (error) {
+    for (const request of requests) answer({ id: request.id, error: message(error) });
+    return;
+  }
+  requests.forEach((request, i) =>
+    results[i]!.then(
+      (value) => answer({ id: request.id, value }),
+      (error: unknown) => answer({ id: request.id, error: message(error) }),
+    ),
+  );
+}

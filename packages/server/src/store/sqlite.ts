@@ -448,6 +448,16 @@ export class SqliteStore implements Store {
 
   // --- updates ---
 
+  /**
+   * Runs `body` in one `BEGIN IMMEDIATE` transaction of this connection; the store methods it calls run theirs as
+   * savepoints inside it (the writer thread's group commit, sqlite-writer.ts). Throws when the transaction could not
+   * begin or commit, in which case nothing `body` wrote is stored.
+   */
+  inOneTransaction<T>(body: () => T): T {
+    this.check();
+    return this.db.transaction(body).immediate();
+  }
+
   /** Starts the writer thread now (the server, at start); it starts at the first document write otherwise. */
   startWriter(): void {
     this.writer?.warmUp();
