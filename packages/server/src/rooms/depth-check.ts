@@ -7,6 +7,7 @@
  * after it. So the depth is bounded where the update is checked, and every walk here is iterative.
  */
 import * as Y from 'yjs';
+import { docClock } from './doc-clock.js';
 
 /**
  * Deepest JSON-like value (embed, format attribute value, `ContentAny`/`ContentJSON` entry, subdocument options)
@@ -78,8 +79,6 @@ export class TypeLevels {
 
   constructor(
     private readonly doc: Y.Doc,
-    /** Clock reached by the document alone, per client: a struct below it is the document's. */
-    private readonly inDoc: ReadonlyMap<number, number>,
     /** Finds a struct of the update by id. */
     private readonly inUpdate: (id: Y.ID) => Struct | undefined,
   ) {}
@@ -134,9 +133,9 @@ export class TypeLevels {
 
   /** The document's struct holding `id`, if the document has that clock. */
   private docStruct(id: Y.ID): Y.Item | Y.GC | undefined {
-    if (id.clock >= (this.inDoc.get(id.client) ?? 0)) return undefined;
-    const list = this.doc.store.clients.get(id.client) as Array<Y.Item | Y.GC> | undefined;
-    return list ? list[Y.findIndexSS(list, id.clock)] : undefined;
+    if (id.clock >= docClock(this.doc, id.client)) return undefined;
+    const list = this.doc.store.clients.get(id.client) as Array<Y.Item | Y.GC>;
+    return list[Y.findIndexSS(list, id.clock)];
   }
 
   /** Depth of a type of the document (a root type is 0), walking up its parents. */

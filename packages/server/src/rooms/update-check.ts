@@ -13,6 +13,7 @@
 import * as Y from 'yjs';
 import { AnchorCheck } from './anchor-check.js';
 import { CycleError, DEFAULT_DEPTH_LIMITS, TypeLevels, jsonValuesOf, valueDepth } from './depth-check.js';
+import { docClock } from './doc-clock.js';
 import type { DepthLimits } from './depth-check.js';
 
 export interface UpdateFacts {
@@ -44,16 +45,15 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
   const decoded = decodeWhole(update);
   const { structs, ds } = decoded;
   if (structs.length > maxStructs) throw new UpdateRejected(`update has ${structs.length} structs (limit ${maxStructs})`, true);
-  /** Per client: clock reached by the document plus this update's structs. */
-  const reach = new Map<number, number>();
-  for (const [client, list] of doc.store.clients as Map<number, Array<Y.Item | Y.GC>>) {
-    const last = list[list.length - 1];
-    if (last) reach.set(client, last.id.clock + last.length);
-  }
-  /** Per client: clock reached by the document alone. */
-  const inDoc = new Map(reach);
+  /**
+   * Per client this update extends: the clock reached by the document plus the update's structs. Every other
+   * client's reach is the document's own (`docClock`), read when needed: the check costs what the update holds, not
+   * one entry per client the document ever had.
+   */
+  const grown = new Map<number, number>();
+  const reachOf = (client: number): number => grown.get(client) ?? docClock(doc, client);
   let changes = false;
-  const known = (id: Y.ID | null): boolean => id === null || id.clock < (reach.get(id.client) ?? 0);
+  const known = (id: Y.ID | null): boolean => id === null || id.clock < reachOf(id.client);
   // Structs come grouped by client in clock order (the v1 encoding). An Item may reference structs of another
   // client that come later in the update (Yjs sorts them out); check references after every clock range is known.
   /** The client of the run of structs being read, where its run ends, and the clients whose run has ended. */
@@ -74,12 +74,12 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
       throw new UpdateRejected(`update has client ${client} in two sections`, true);
     }
     runEnd = clock + s.length;
-    const have = reach.get(client) ?? 0;
+    const have = reachOf(client);
     if (clock > have) throw new UpdateRejected(`update starts client ${client} at clock ${clock}, after a gap (the document has ${have})`);
     if (!Number.isSafeInteger(clock + s.length) || s.length < 1) throw new UpdateRejected('struct length out of range');
     const end = clock + s.length;
     if (end > have) {
-      reach.set(client, end);
+      grown.set(client, end);
       changes = true;
     }
   }
@@ -90,14 +90,14 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
     else byClient.set(s.id.client, [s]);
   }
   // Before the anchors: a hostile tree is refused at the cost of one pass.
-  checkDepth(doc, structs, byClient, inDoc, depth);
+  checkDepth(doc, structs, byClient, depth);
   const anchors = new AnchorCheck(doc);
   for (const s of structs) {
     if (!(s instanceof Y.Item)) continue;
     if (!known(s.origin) || !known(s.rightOrigin)) throw new UpdateRejected('update references an item nobody has (origin)');
     if (namesOwnFuture(s)) throw new UpdateRejected(`update has an item that names a later clock of its own client (${s.id.client}) as a neighbour or parent`);
     if (s.content instanceof Y.ContentEmbed && !isPlainObject(s.content.embed)) throw new UpdateRejected('update has an embed that is not a JSON object', true);
-    checkAnchors(anchors, s, inDoc.get(s.id.client) ?? 0);
+    checkAnchors(anchors, s, docClock(doc, s.id.client));
     const parent = s.parent as unknown;
     if (parent instanceof Y.ID) {
       if (!known(parent)) throw new UpdateRejected('update references an item nobody has (parent)');
@@ -110,7 +110,7 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
     }
   }
   for (const [client, ranges] of ds.clients) {
-    const limit = reach.get(client) ?? 0;
+    const limit = reachOf(client);
     for (const { clock, len } of ranges) {
       if (!Number.isSafeInteger(clock + len) || clock + len > limit) {
         throw new UpdateRejected(`update deletes client ${client} clocks up to ${clock + len}, which nobody has (${limit})`);
@@ -158,8 +158,8 @@ export function decodeWhole(update: Uint8Array): Decoded {
 }
 
 /** Refuses JSON-like values and shared types nested deeper than `limits` (depth-check.ts). */
-function checkDepth(doc: Y.Doc, structs: DecodedStruct[], byClient: Map<number, DecodedStruct[]>, inDoc: ReadonlyMap<number, number>, limits: DepthLimits): void {
-  const levels = new TypeLevels(doc, inDoc, (id) => findStruct(byClient.get(id.client) ?? [], id.clock));
+function checkDepth(doc: Y.Doc, structs: DecodedStruct[], byClient: Map<number, DecodedStruct[]>, limits: DepthLimits): void {
+  const levels = new TypeLevels(doc, (id) => findStruct(byClient.get(id.client) ?? [], id.clock));
   for (const s of structs) {
     if (!(s instanceof Y.Item)) continue;
     for (const value of jsonValuesOf(s.content)) {
