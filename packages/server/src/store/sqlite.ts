@@ -2,9 +2,9 @@
  * `Store` on SQLite (better-sqlite3). One file holds keys, sessions and updates; several processes (the server and
  * the `keys` CLI) may open it at once, which is how keys created or revoked by the CLI reach a running server.
  *
- * better-sqlite3 is synchronous: each method runs its statements at call time and returns a settled Promise. All
- * statements are short (indexed lookups, one insert per update); large work is batched by the commit queue.
- * For a file store, the document writes a room makes while clients join and edit — `appendUpdates` (the hot path,
+ * better-sqlite3 is synchronous: a method run on this connection runs its statements at call time and returns a
+ * settled Promise. All statements are short (indexed lookups, one insert per update); large work is batched by the
+ * commit queue. For a file store, the document writes a room makes while clients join and edit — `appendUpdates` (the hot path,
  * a transaction and an fsync per batch), the session calls (`openSession`, `touchSessions`), seeding, compaction,
  * deletion and the rooms' webhook events — run on a worker thread with its own connection (sqlite-writer-thread.ts),
  * so their commits never block the event loop. Keys, webhook endpoints and deliveries, and reads stay on this
