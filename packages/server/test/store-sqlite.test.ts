@@ -66,7 +66,7 @@ describe('SqliteStore specifics', () => {
   it("commits a document's writes on the writer thread: the event loop runs while another connection holds the lock", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'wave-store-'));
     const path = join(dir, 'wave.db');
-    const store = new SqliteStore(path, { busyTimeoutMs: 2_000 });
+    const store = new SqliteStore(path, { busyTimeoutMs: 10_000 });
     const locker = new Database(path);
     try {
       const doc = { account: 'acct', docId: 'd' };
@@ -113,7 +113,8 @@ describe('SqliteStore specifics', () => {
       const doc = { account: 'acct', docId: 'd' };
       const { epoch } = await store.openSession(doc, { now: 1, graceMs: 1_000, persistent: false });
       const update = new Uint8Array([0, 0]);
-      // Posted in one turn: the thread takes them as one batch, each call on a savepoint of its own.
+      // Posted in one turn, they reach the thread together and commit as one batch, each call on a savepoint of its
+      // own; what is asserted holds however the thread groups them.
       const [appended, broken, leased, appendedAgain] = await Promise.allSettled([
         store.appendUpdates([{ doc, epoch, update }], 2),
         store.compact(doc, epoch, null as unknown as Uint8Array, 1),
