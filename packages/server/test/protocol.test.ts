@@ -176,12 +176,7 @@ describe('protocol (in-process server)', () => {
     });
 
     it('closes 4400 on an update with missing dependencies, without ack or relay', async () => {
-      const docId = newDoc();
-      const client = await connect({ docId, seedText: 'x' });
-      await client.waitSynced();
-      await client.waitAllAcked();
-      const peer = await connect({ docId });
-      await peer.waitSynced();
+      const { docId, client, peer } = await seededWithPeer();
       // An update of another doc whose first change the server never saw.
       const other = new Y.Doc();
       other.getText('text').insert(0, 'a');
