@@ -19,6 +19,7 @@ import { markdown, summarizeResults, targets, type LoadSummary, type Results, ty
 import type { Summary } from './lib/stats.ts';
 import { latencyChart, scalingChart, type Panel, type ScalingPanel } from './lib/chart.ts';
 import { diskCommitProbe } from './lib/disk-probe.ts';
+import { storeWriteProbe } from './lib/store-probe.ts';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -72,6 +73,8 @@ function failed(name: string, err: unknown): void {
   log(`${name} FAILED: ${errors[name]}`);
 }
 const diskBefore = reportOnly ? null : diskCommitProbe();
+/** CPU of Wave's durable write per update, measured once per run (lib/store-probe.ts). */
+const storeWrite = reportOnly ? null : await storeWriteProbe();
 /**
  * Writes latest.json/md/svg from what has been measured so far: called after every scenario, so that a run that
  * is stopped early (or a scenario that dies) still leaves the finished scenarios on disk.
@@ -94,6 +97,8 @@ function writeOutputs(final: boolean): void {
     parameters: P,
     /** ms per small SQLite commit (WAL, synchronous=FULL) on this disk at the start and end of the run. */
     diskCommitMs: { before: diskBefore, after: diskAfter },
+    /** µs of CPU per update of Wave's SqliteStore.appendUpdates (lib/store-probe.ts). */
+    storeWriteCost: storeWrite,
     manydocs: P.docs,
     versions: {
       wave: (JSON.parse(readFileSync(join(REPO_ROOT, 'packages', 'server', 'package.json'), 'utf8')) as { version: string }).version,
@@ -120,7 +125,7 @@ function writeOutputs(final: boolean): void {
           ? {
               // The merged scenarios' packages (e.g. a peer added since) join the versions list.
               versions: { ...(previous.meta.versions as Record<string, string | null>), ...fresh.versions },
-              merged: [...(((previous.meta as { merged?: unknown[] }).merged) ?? []), { scenarios: [...(only ?? [])], date: fresh.date, durationSeconds: fresh.durationSeconds, diskCommitMs: fresh.diskCommitMs, parameters: P }],
+              merged: [...(((previous.meta as { merged?: unknown[] }).merged) ?? []), { scenarios: [...(only ?? [])], date: fresh.date, durationSeconds: fresh.durationSeconds, diskCommitMs: fresh.diskCommitMs, storeWriteCost: fresh.storeWriteCost, parameters: P }],
             }
           : { reportRebuiltAt: fresh.date }),
       } as unknown as typeof fresh)

@@ -66,7 +66,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const results: Array<Promise<WorkerResult>> = [];
   for (const config of configs) {
     const child = fork(join(BENCH_DIR, 'lib', 'loadgen-worker.ts'), [], {
-      execArgv: ['--import', 'tsx'],
+      // BENCH_LOADGEN_NODE_ARGS adds Node flags to the load generators alone (e.g. --cpu-prof), not to the servers.
+      execArgv: ['--import', 'tsx', ...(process.env.BENCH_LOADGEN_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

@@ -7,6 +7,7 @@ import type { ScalingResult } from '../scenarios/scaling.ts';
 import type { ColdloadResult } from '../scenarios/coldload.ts';
 import type { SizeResult } from '../scenarios/size.ts';
 import { ratio, summarize, type Summary } from './stats.ts';
+import type { StoreWriteCost } from './store-probe.ts';
 
 export interface Results {
   keystroke?: { runs: KeystrokeRuns; chromium: string };
@@ -207,7 +208,15 @@ export function markdown(meta: Record<string, unknown>, results: Results, s: Sum
   const disk = meta.diskCommitMs as { before: { p50: number; p99: number; max: number } | null; after: { p50: number; p99: number; max: number } | null } | undefined;
   if (disk?.before || disk?.after) {
     const d = (x: { p50: number; p99: number; max: number } | null): string => (x ? `p50 ${f(x.p50, 2)} / p99 ${f(x.p99, 1)} / max ${f(x.max, 1)} ms` : '–');
-    L.push(`Disk: a small SQLite commit (WAL, synchronous=FULL, what each of Wave's group commits costs its event loop) took ${d(disk.before)} at the start and ${d(disk.after)} at the end of the run.`, '');
+    L.push(`Disk: a small SQLite commit (WAL, synchronous=FULL, what each of Wave's group commits waits for on its writer thread) took ${d(disk.before)} at the start and ${d(disk.after)} at the end of the run.`, '');
+  }
+  const mergedRuns = (meta.merged as Array<{ storeWriteCost?: StoreWriteCost | null }> | undefined) ?? [];
+  const store = [...mergedRuns].reverse().find((m) => m.storeWriteCost)?.storeWriteCost ?? (meta.storeWriteCost as StoreWriteCost | null | undefined);
+  if (store) {
+    L.push(
+      `Wave's durable write (Wave's \`SqliteStore.appendUpdates\` on one thread, ${store.docs.toLocaleString('en-US')} documents, batches of ${store.batch} updates, lib/store-probe.ts): ${f(store.userUs + store.systemUs, 1)} µs of CPU per update (user ${f(store.userUs, 1)}, system ${f(store.systemUs, 1)}); at 2,000 updates/s that is ${f((store.userUs + store.systemUs) * 0.2, 1)} % of a core, spent by its writer thread on the server's core.`,
+      '',
+    );
   }
   const excluded = meta.excludedRuns as Array<{ scenario: string; stack: string; run: number; why: string }> | undefined;
   if (excluded?.length) L.push(`Runs left out: ${excluded.map((x) => `${x.scenario} ${x.stack} run ${x.run} (${x.why})`).join('; ')}.`, '');
