@@ -214,7 +214,7 @@ export function markdown(meta: Record<string, unknown>, results: Results, s: Sum
   const store = [...mergedRuns].reverse().find((m) => m.storeWriteCost)?.storeWriteCost ?? (meta.storeWriteCost as StoreWriteCost | null | undefined);
   if (store) {
     L.push(
-      `Wave's durable write (Wave's \`SqliteStore.appendUpdates\` on one thread, ${store.docs.toLocaleString('en-US')} documents, batches of ${store.batch} updates, lib/store-probe.ts): ${f(store.userUs + store.systemUs, 1)} µs of CPU per update (user ${f(store.userUs, 1)}, system ${f(store.systemUs, 1)}); at 2,000 updates/s that is ${f((store.userUs + store.systemUs) * 0.2, 1)} % of a core, spent by its writer thread on the server's core.`,
+      `Wave's durable write (\`SqliteStore.appendUpdates\` on one thread, ${store.docs.toLocaleString('en-US')} documents, batches of ${store.batch} updates, lib/store-probe.ts): ${f(store.userUs + store.systemUs, 1)} µs of CPU per update (user ${f(store.userUs, 1)}, system ${f(store.systemUs, 1)}); at 2,000 updates/s that is ${f((store.userUs + store.systemUs) * 0.2, 1)} % of a core, spent by its writer thread on the server's core.`,
       '',
     );
   }
