@@ -32,9 +32,6 @@ import { validateNewKey, validateOrigins } from './validate.js';
 import { SqliteWebhooks, WEBHOOK_SCHEMA } from './sqlite-webhooks.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
 
-/** Pages of WAL after which a commit checkpoints it into the database file (SQLite's default: 1,000). */
-export const WAL_AUTOCHECKPOINT_PAGES = 4_000;
-
 /** Bumped when the schema changes; `PRAGMA user_version` holds the version a file was created with. */
 /**
  * 2: `keys.secret_sealed` (tokens need the secret; secret-box.ts). 3: `key_changes` (watchKeys). 4: webhook outbox
@@ -151,12 +148,6 @@ export class SqliteStore implements Store {
     // loss or OS crash can roll it back, losing acked edits. `FULL` fsyncs the WAL on every commit; the commit
     // queue groups many updates into one transaction so that the fsync cost is paid once per batch.
     this.db.pragma('synchronous = FULL');
-    // Each group commit dirties about three scattered pages per update (the updates index, the document's change-feed
-    // row and its cursor index). At SQLite's default of 1,000 pages the WAL is checkpointed every few dozen commits,
-    // copying the same hot pages back into the file again and again; at 4,000 (16 MB of WAL at most) the writer
-    // spends 7–10 % less CPU per update (bench/lib/store-probe.ts). A checkpoint still runs on the committing
-    // connection, the writer thread, never on the event loop.
-    this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     this.migrate();
     if (options.writeInWorker !== false && this.path !== ':memory:') this.writer = new SqliteWriterThread({ path: this.path, busyTimeoutMs });
 
