@@ -4,8 +4,8 @@
  *
  * better-sqlite3 is synchronous: a method run on this connection runs its statements at call time and returns a
  * settled Promise. All statements are short (indexed lookups, one insert per update); large work is batched by the
- * commit queue. For a file store, the document writes a room makes while clients join and edit — `appendUpdates` (the hot path,
- * a transaction and an fsync per batch), the session calls (`openSession`, `touchSessions`), seeding, compaction,
+ * commit queue. For a file store, the document writes a room makes while clients join and edit — `appendUpdates`
+ * (the hot path, a transaction and an fsync per batch), the session calls (`openSession`, `touchSessions`), seeding, compaction,
  * deletion and the rooms' webhook events — run on a worker thread with its own connection (sqlite-writer-thread.ts),
  * so their commits never block the event loop. Keys, webhook endpoints and deliveries, and reads stay on this
  * connection.
