@@ -188,6 +188,7 @@ export function targets(results: Results, s: Summaries): Target[] {
   if (idle?.wave) out.push(judge('rss-per-doc-idle', 'RSS per idle loaded document (KB)', idle.wave.median / 1024, PEERS.filter((p) => idle[p]).map((p) => [p, idle[p]!.median / 1024]), 0.7));
   const c = results.coldload;
   if (c?.warm.wave) out.push(judge('coldload-b4', 'cold load of B4: connect → synced, document in server memory (ms)', c.warm.wave.median, PEERS.filter((p) => c.warm[p]).map((p) => [p, c.warm[p]!.median]), 0.5));
+  if (c?.waveAfterRestart) out.push(absolute('coldload-b4-restart', 'cold load of B4 after a restart: connect → synced, first client (ms)', c.waveAfterRestart.median, 150, 'ms'));
   if (results.size) {
     out.push(absolute('size-client', 'wave.client.js (every adapter), minified + gzipped (KB)', results.size.waveClient.gzipped / 1024, 70, 'KB'));
     out.push(absolute('size-quill-provider', 'Quill provider, minified + gzipped, Yjs external as bundlers ship it (KB)', results.size.quillProvider.gzipped / 1024, 45, 'KB'));

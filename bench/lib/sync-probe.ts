@@ -2,7 +2,10 @@
  * A process that measures, for one stack, how long a new client takes from creating its connection to a first full
  * sync that holds the whole document (`probe`), or seeds a document from an encoded update (`seed`).
  * argv: kind url docId seed|probe apiKey|- [expectedLength] [count]; `seed` replays the B4 trace. Prints one JSON line.
+ * `serve` (url unused, `-`): one probe per server URL read from stdin, each answered with a JSON line `{ ms }`, so
+ * that one process, its client code already warm, can probe a server after its restart.
  */
+import { createInterface } from 'node:readline';
 import { loadFactory, type ClientKind } from './clients.ts';
 import { loadTrace, replay } from './b4.ts';
 
@@ -44,21 +47,30 @@ if (mode === 'seed') {
   await Promise.all(ok.map((c) => (c.onPending ? new Promise<void>((res) => c.onPending!((p) => p === 0 && res())) : Promise.resolve())));
   console.log(JSON.stringify({ docs: ok.length, failed: docs - ok.length }));
   await new Promise(() => {});
+} else if (mode === 'serve') {
+  const expected = Number(arg);
+  for await (const line of createInterface({ input: process.stdin })) {
+    const serverUrl = line.trim();
+    if (serverUrl) console.log(JSON.stringify({ ms: await probeOnce(serverUrl, expected) }));
+  }
 } else {
   const expected = Number(arg);
   const count = Number(countArg ?? 1);
   const times: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const t0 = now();
-    const client = factory.create({ url, docId, apiKey });
-    await client.synced;
-    const ms = now() - t0;
-    const length = client.doc.getText('text').length;
-    if (length !== expected) throw new Error(`${kind}: synced document has ${length} characters, expected ${expected}`);
-    times.push(ms);
-    client.destroy();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  for (let i = 0; i < count; i++) times.push(await probeOnce(url, expected));
   console.log(JSON.stringify({ times }));
 }
 setTimeout(() => process.exit(0), 300);
+
+/** ms from creating a client to its first sync; checks that the whole document arrived. */
+async function probeOnce(serverUrl: string, expected: number): Promise<number> {
+  const t0 = now();
+  const client = factory.create({ url: serverUrl, docId, apiKey });
+  await client.synced;
+  const ms = now() - t0;
+  const length = client.doc.getText('text').length;
+  if (length !== expected) throw new Error(`${kind}: synced document has ${length} characters, expected ${expected}`);
+  client.destroy();
+  await new Promise((r) => setTimeout(r, 200));
+  return ms;
+}

@@ -6,7 +6,7 @@
  */
 import { loadB4 } from '../lib/b4.ts';
 import { startServer, type RunningBenchServer, type Stack } from '../lib/servers.ts';
-import { holdScript, runScript } from '../lib/spawn.ts';
+import { holdScript, serveScript } from '../lib/spawn.ts';
 import { summarize, type Summary } from '../lib/stats.ts';
 
 export interface ColdloadResult {
@@ -24,7 +24,12 @@ export interface ColdloadResult {
   seedMs: Record<string, number>;
 }
 
-/** The first probes of a fresh process run cold code (JIT) on both ends; they are not what a page sees twice. */
+/**
+ * The first probes of a fresh process run cold code (JIT) on both ends; they are not what a page sees twice. The
+ * same probe process, warmed by them, also measures after each restart, so that the after-restart time is the
+ * server's load and not the probe's own first run (a fresh process's first probe spends more on its own cold code
+ * than the server spends loading B4).
+ */
 const WARMUP_PROBES = 2;
 
 const STACKS: Stack[] = [
@@ -60,22 +65,27 @@ export async function coldload(opts: { runs: number; log: (s: string) => void })
         // The durable peer's debounced store of the seeded document happens before the probes, not during one.
         if (server.storeCount) await storedOnce(server);
         // Warm-up probes, then `runs` measured ones, each a new Y.Doc and connection (what a new page does).
-        const warm = await runScript<{ times: number[] }>('lib/sync-probe.ts', [clientKind, server.url, docId, 'probe', server.apiKey ?? '-', String(b4.endLength), String(opts.runs + WARMUP_PROBES)]);
-        result.warm[stack.name] = summarize(warm.times.slice(WARMUP_PROBES));
-        await holder.stop();
-        opts.log(`  coldload ${stack.name}: warm ${result.warm[stack.name]!.median.toFixed(0)} ms`);
-        if (server.restart) {
-          const cold: number[] = [];
-          for (let i = 0; i < opts.runs; i++) {
-            server = await server.restart!();
-            const probe = await runScript<{ times: number[] }>('lib/sync-probe.ts', [clientKind, server.url, docId, 'probe', server.apiKey ?? '-', String(b4.endLength), '1']);
-            cold.push(probe.times[0]!);
+        const prober = serveScript<{ ms: number }>('lib/sync-probe.ts', [clientKind, '-', docId, 'serve', server.apiKey ?? '-', String(b4.endLength)]);
+        try {
+          const warm: number[] = [];
+          for (let i = 0; i < opts.runs + WARMUP_PROBES; i++) warm.push((await prober.ask(server.url)).ms);
+          result.warm[stack.name] = summarize(warm.slice(WARMUP_PROBES));
+          await holder.stop();
+          opts.log(`  coldload ${stack.name}: warm ${result.warm[stack.name]!.median.toFixed(0)} ms`);
+          if (server.restart) {
+            const cold: number[] = [];
+            for (let i = 0; i < opts.runs; i++) {
+              server = await server.restart!();
+              cold.push((await prober.ask(server.url)).ms);
+            }
+            if (stack.server === 'wave') {
+              result.waveAfterRestart = summarize(cold);
+              result.waveServerLoadMs = result.waveAfterRestart.median - result.warm.wave!.median;
+            } else (result.peerAfterRestart ??= {})[stack.name] = summarize(cold);
+            opts.log(`  coldload ${stack.name} after restart: ${summarize(cold).median.toFixed(0)} ms`);
           }
-          if (stack.server === 'wave') {
-            result.waveAfterRestart = summarize(cold);
-            result.waveServerLoadMs = result.waveAfterRestart.median - result.warm.wave!.median;
-          } else (result.peerAfterRestart ??= {})[stack.name] = summarize(cold);
-          opts.log(`  coldload ${stack.name} after restart: ${summarize(cold).median.toFixed(0)} ms`);
+        } finally {
+          await prober.stop();
         }
       } finally {
         await server.stop();

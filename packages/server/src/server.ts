@@ -197,7 +197,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   const ownsStore = typeof options.store !== 'object';
   const store = typeof options.store === 'object' ? options.store : openStore(options.store ?? 'sqlite:./data/wave.db');
-  if (store instanceof SqliteStore) store.startWriter();
+  // Loads while the rest starts; awaited before listening, so that the first join does not wait for it.
+  const writerStarted = store instanceof SqliteStore ? store.startWriter() : Promise.resolve();
   const ownsFanout = typeof options.redis !== 'object';
   const fanout: Fanout =
     typeof options.redis === 'object'
@@ -367,17 +368,25 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     setTimeout(() => ws.terminate(), 2_000).unref();
   }
 
-  await new Promise<void>((resolveListen, rejectListen) => {
-    httpServer.once('error', rejectListen);
-    httpServer.listen(options.port ?? 8080, host, () => {
-      httpServer.off('error', rejectListen);
-      resolveListen();
+  await writerStarted
+    .catch((error: unknown) => {
+      throw new Error(`the SQLite writer thread did not start: ${error instanceof Error ? error.message : String(error)}`);
+    })
+    .then(
+      () =>
+        new Promise<void>((resolveListen, rejectListen) => {
+          httpServer.once('error', rejectListen);
+          httpServer.listen(options.port ?? 8080, host, () => {
+            httpServer.off('error', rejectListen);
+            resolveListen();
+          });
+        }),
+    )
+    .catch(async (error: unknown) => {
+      if (ownsFanout) await fanout.close();
+      if (ownsStore) await store.close();
+      throw error;
     });
-  }).catch(async (error: unknown) => {
-    if (ownsFanout) await fanout.close();
-    if (ownsStore) await store.close();
-    throw error;
-  });
   const address = httpServer.address();
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8080);
   url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

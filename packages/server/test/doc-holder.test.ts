@@ -1,7 +1,8 @@
 /**
  * `DocHolder` (rooms/doc-holder.ts): an idle doc is held in compact form and rebuilt on its next use without
  * emitting an update; joins are answered from the compact form as from the live doc; a reply that adds nothing is
- * recognised without a rebuild; a doc over the struct cap stays live.
+ * recognised without a rebuild; a doc over the struct cap stays live. A stored row is held as it is until the doc
+ * is built after the first sync.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -131,6 +132,59 @@ describe('DocHolder', () => {
     assert.equal(h.addsNothing(new Uint8Array([5])), false, 'does not decode');
     assert.equal(h.compact, true);
     h.destroy();
+  });
+
+  it('holds a stored row as it is: joins answered from it as from the live doc, the doc built on the next turn', async () => {
+    const source = new Y.Doc();
+    write(source);
+    const base = Y.encodeStateAsUpdate(source);
+    const peer = replica(base);
+    source.getText('text').insert(0, 'later ');
+    const stored = Y.encodeStateAsUpdate(source);
+    const expected = source.getText('text').toDelta() as unknown;
+
+    const { holder: h, emitted } = holder();
+    assert.equal(h.holdStored(stored), true);
+    assert.equal(h.compact, true);
+    assert.deepEqual(h.stateVector(), Y.encodeStateVector(source));
+    assert.equal(h.encodeState(), stored, 'the first sync sends the row as stored');
+    assert.deepEqual(replica(h.encodeState(Y.encodeStateVector(peer)), base).getText('text').toDelta(), expected);
+    assert.equal(h.addsNothing(Y.encodeStateAsUpdate(peer, h.stateVector())), true, 'a reply that adds nothing');
+    const deleting = replica(stored);
+    deleting.getText('text').delete(0, 1);
+    assert.equal(h.addsNothing(Y.encodeStateAsUpdate(deleting, h.stateVector())), false, 'deletes live content');
+    assert.equal(h.compact, true, 'nothing so far built the doc');
+
+    h.buildSoon();
+    h.buildSoon();
+    assert.equal(h.compact, true, 'not within this turn');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(h.compact, false);
+    assert.deepEqual(h.doc.getText('text').toDelta(), expected);
+    assert.equal(emitted.length, 0, 'building emitted nothing');
+    Y.applyUpdate(h.doc, Y.encodeStateAsUpdate(deleting, h.stateVector()), 'peer');
+    assert.equal(emitted.length, 1);
+    assert.equal(h.holdStored(base), false, 'only into an empty doc');
+    h.destroy();
+    source.destroy();
+  });
+
+  it('builds a held row on its first use when that comes first; buildSoon leaves an idle compact form alone', async () => {
+    const source = new Y.Doc();
+    write(source);
+    const { holder: h } = holder();
+    assert.equal(h.holdStored(Y.encodeStateAsUpdate(source)), true);
+    h.buildSoon();
+    assert.equal(h.doc.getText('text').toString(), source.getText('text').toString());
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(h.compact, false);
+
+    assert.equal(h.compactIfIdle(), true);
+    h.buildSoon();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(h.compact, true, 'an idle document is rebuilt on its next use only');
+    h.destroy();
+    source.destroy();
   });
 
   it('keeps a doc with more structs than the cap live, and one used within the idle time', () => {

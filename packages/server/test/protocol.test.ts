@@ -8,6 +8,7 @@ import { holdableStore, startInProcess } from './helpers/in-process.js';
 import type { InProcessServer } from './helpers/in-process.js';
 import { TestClient, messagesOfType } from './helpers/test-client.js';
 import { embedUpdate, ownFutureUpdate } from './helpers/hostile-updates.js';
+import { COMPACT_AFTER_BYTES } from '../src/rooms/compaction.js';
 
 const HELLO_TIMEOUT_MS = 300;
 
@@ -370,6 +371,27 @@ describe('protocol (in-process server)', () => {
       await offline.waitAllAcked();
       await b.waitFor(() => b.text.toString() === 'shared offline', 'offline edit merged once');
       assert.equal(offline.text.toString(), 'shared offline');
+    });
+
+    it('compacts after one update larger than the document before it, long before the update count', async () => {
+      const docId = newDoc();
+      const a = await connect({ docId, seedText: 'seed\n' });
+      await a.waitSynced();
+      const pasted = 'a pasted chapter. '.repeat(4_000);
+      assert.ok(pasted.length > COMPACT_AFTER_BYTES);
+      a.insert(a.text.length, pasted);
+      await a.waitAllAcked();
+      // Compaction runs after the commit: wait until the seed and the paste are one row (bounded).
+      const key = { account: 'protocol', docId };
+      let stored = await server.sqlite.loadDocument(key, 1);
+      for (let i = 0; i < 100 && stored.updates.length > 1; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        stored = await server.sqlite.loadDocument(key, 1);
+      }
+      assert.equal(stored.updates.length, 1, 'the seed and the paste were compacted into one row');
+      const rebuilt = new Y.Doc();
+      Y.applyUpdate(rebuilt, stored.updates[0]!);
+      assert.equal(rebuilt.getText('text').toString(), `seed\n${pasted}`);
     });
 
     it('compacts stored updates through the doc without changing the content', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../src/store/sqlite.js';
+import { SqliteWriterThread } from '../src/store/sqlite-writer-thread.js';
 import { openStore, StoreUrlError } from '../src/store/index.js';
 import { runStoreContract } from './store-contract.js';
 
@@ -128,6 +129,23 @@ describe('SqliteStore specifics', () => {
       const stored = await store.loadDocument(doc, epoch);
       assert.equal(stored.updates.length, 2, 'both appends committed, the failed compaction replaced nothing');
     } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('startWriter resolves once the writer thread can take writes, and rejects when it cannot open the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wave-store-'));
+    const store = new SqliteStore(join(dir, 'wave.db'));
+    // A directory is no database file: the thread's own connection fails while it starts.
+    const broken = new SqliteWriterThread({ path: dir, busyTimeoutMs: 100 });
+    try {
+      await store.startWriter();
+      const doc = { account: 'acct', docId: 'd' };
+      assert.deepEqual(await store.openSession(doc, { now: 1, graceMs: 1_000, persistent: false }), { epoch: 1, seeded: false });
+      await assert.rejects(broken.warmUp(), /the writer thread could not open .*: unable to open database file/);
+    } finally {
+      await broken.close();
       await store.close();
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,9 @@
 /**
  * Compaction of a room's stored updates into one (the room's `Y.Doc` state), once more than `compactAfterUpdates`
- * were stored since the last load or compaction: loading cost grows with the update count. Through the doc, not
+ * were stored since the last load or compaction (loading cost grows with the update count), or once the updates
+ * stored after the first row outweigh it and `COMPACT_AFTER_BYTES` (a paste, a document sent as one update): a load
+ * then reads at most about twice the document's bytes, and a document loaded from one row can be sent to its first
+ * client as stored, without decoding it first (doc-holder.ts, `holdStored`). Through the doc, not
  * `Y.mergeUpdates`, which is super-linear on many small updates (yjs issue 710). Correct because every stored
  * update of the document was applied to the doc before it was enqueued (this server's own), or is read from the
  * store and applied first (other servers', when the fan-out is shared), so the state read after `upToSeq`
@@ -14,6 +17,12 @@ import { REMOTE, dropPending } from './origins.js';
 
 /** Pause after a failed compaction: the commit queue already retries the store; compaction can wait. */
 const COMPACTION_RETRY_MS = 30_000;
+
+/**
+ * Below this many bytes of updates after the first row, only their count triggers a compaction: a small document's
+ * few rows load fast, and compacting it on bytes would rewrite it every few dozen edits.
+ */
+export const COMPACT_AFTER_BYTES = 64 * 1024;
 
 /** The room as compaction sees it: its document and session, read at each use. */
 export interface CompactionRoom {
@@ -37,26 +46,37 @@ export interface CompactionOptions {
 }
 
 export class Compaction {
+  /** Updates stored since the last compaction; after a load, the rows loaded. */
   private storedSince = 0;
+  /** Bytes of the first row: the snapshot or seed the later rows add to. */
+  private baseBytes = 0;
+  /** Bytes of the rows after the first. */
+  private bytesSince = 0;
   private running = false;
   private retryAt = 0;
 
   constructor(private readonly opts: CompactionOptions) {}
 
-  /** The store now holds `count` updates of the document (after a load or a seed). */
-  reset(count: number): void {
-    this.storedSince = count;
+  /** The store now holds these rows of the document, in order (after a load or a seed). */
+  reset(rows: readonly Uint8Array[]): void {
+    this.storedSince = rows.length;
+    this.baseBytes = rows[0]?.length ?? 0;
+    this.bytesSince = rows.reduce((sum, row) => sum + row.length, 0) - this.baseBytes;
   }
 
-  /** One more update was enqueued for the store; compacts if they are many. */
-  stored(): void {
+  /** One more update of `bytes` was enqueued for the store; compacts if they are many or large. */
+  stored(bytes: number): void {
+    this.bytesSince += bytes;
     this.storedSince++;
     this.maybeCompact();
   }
 
-  /** Starts a compaction unless one runs, the room closed, the updates are few, or the last one failed lately. */
+  /** Starts a compaction unless one runs, the room closed, the updates are few and small, or the last one failed lately. */
   maybeCompact(): void {
-    if (this.running || this.opts.room.closed || this.storedSince <= this.opts.compactAfterUpdates) return;
+    if (this.running || this.opts.room.closed) return;
+    const many = this.storedSince > this.opts.compactAfterUpdates;
+    const large = this.bytesSince > Math.max(COMPACT_AFTER_BYTES, this.baseBytes);
+    if (!many && !large) return;
     if (Date.now() < this.retryAt) return;
     this.running = true;
     this.opts.track(
@@ -71,7 +91,9 @@ export class Compaction {
   private async compact(): Promise<void> {
     const { room, store, queue, feed } = this.opts;
     const count = this.storedSince;
+    const bytes = this.bytesSince;
     this.storedSince = 0;
+    this.bytesSince = 0;
     try {
       await queue.flush();
       const epoch = room.epoch;
@@ -93,9 +115,12 @@ export class Compaction {
       if (upToSeq === 0) return;
       const state = Y.encodeStateAsUpdate(room.doc);
       await store.compact(room.key, epoch, state, upToSeq);
+      // The updates stored meanwhile add to the snapshot (`stored` counted them from 0).
+      this.baseBytes = state.length;
       feed.compacted();
     } catch (error) {
       this.storedSince += count;
+      this.bytesSince += bytes;
       this.retryAt = Date.now() + COMPACTION_RETRY_MS;
       throw error;
     }

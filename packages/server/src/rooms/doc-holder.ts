@@ -12,6 +12,9 @@
  *
  * A join is answered from the compact form (`stateVector`, `encodeState`), and so is a client's reply that adds
  * nothing (`addsNothing`): a client that connects to an idle document does not rebuild it.
+ *
+ * A document loaded from one stored row (a snapshot or a seed) starts in compact form too (`holdStored`): the first
+ * sync sends the row as it was stored, and the doc is built after it (`buildSoon`), not on that client's path.
  */
 import * as Y from 'yjs';
 import { decodeWhole } from './update-check.js';
@@ -42,12 +45,17 @@ export interface DocHolderOptions {
 
 /** A document's state without a live doc. */
 interface CompactForm {
-  /** `Y.encodeStateAsUpdateV2` of the doc. */
+  /**
+   * Where the form came from, and so the format of `update`: `idle`, `Y.encodeStateAsUpdateV2` of the idle doc
+   * (`compactIfIdle`); `stored`, a stored row, V1 (`holdStored`).
+   */
+  source: 'idle' | 'stored';
+  /** The whole document as one update. */
   update: Uint8Array;
   /** `Y.encodeStateVector` of the doc. */
   stateVector: Uint8Array;
-  /** The doc's delete set, as a V2 update without structs. */
-  deletes: Uint8Array;
+  /** The doc's delete set, as an update (same format) without structs; derived on first use when not yet known. */
+  deletes?: Uint8Array;
 }
 
 export class DocHolder {
@@ -58,6 +66,8 @@ export class DocHolder {
   /** Armed while the doc is live and may still be compacted; re-armed by the next transaction after a refusal. */
   private timer: NodeJS.Timeout | undefined;
   private destroyed = false;
+  /** A `buildSoon` is scheduled. */
+  private building = false;
 
   constructor(private readonly opts: DocHolderOptions) {
     this.live = this.attach(newDoc());
@@ -84,9 +94,41 @@ export class DocHolder {
    * that does not decode.
    */
   encodeState(stateVector?: Uint8Array): Uint8Array {
-    if (!this.form) return Y.encodeStateAsUpdate(this.doc, stateVector);
-    const update = stateVector === undefined ? this.form.update : Y.diffUpdateV2(this.form.update, stateVector);
-    return Y.convertUpdateFormatV2ToV1(update);
+    const form = this.form;
+    if (!form) return Y.encodeStateAsUpdate(this.doc, stateVector);
+    if (form.source === 'stored') return stateVector === undefined ? form.update : Y.diffUpdate(form.update, stateVector);
+    return Y.convertUpdateFormatV2ToV1(stateVector === undefined ? form.update : Y.diffUpdateV2(form.update, stateVector));
+  }
+
+  /**
+   * Holds `row`, a whole document as one V1 update, as the compact form, if the live doc is still empty (nothing
+   * applied to it yet); true when it did. The row must have no structs or deletes waiting for missing dependencies,
+   * which holds for what the server stores as a snapshot or a seed (update-check.ts refuses such updates, and a
+   * compaction encodes a doc that has none): so its state vector, read from the bytes, is the doc's.
+   */
+  holdStored(row: Uint8Array): boolean {
+    const live = this.live;
+    if (live === null || live.store.clients.size > 0 || this.destroyed) return false;
+    const stateVector = Y.encodeStateVectorFromUpdate(row);
+    this.form = { source: 'stored', update: row, stateVector };
+    this.detach(live);
+    live.destroy();
+    this.live = null;
+    return true;
+  }
+
+  /**
+   * Builds the live doc on the next turn of the event loop, after what was sent meanwhile, when the compact form
+   * came from `holdStored`: such a document can be of any size, and its build must not run inside the handling of a
+   * later message (RELIABILITY.md S9) as a lazy rebuild would.
+   */
+  buildSoon(): void {
+    if (this.form?.source !== 'stored' || this.building) return;
+    this.building = true;
+    setImmediate(() => {
+      this.building = false;
+      if (!this.destroyed && this.live === null) this.rebuild();
+    });
   }
 
   /**
@@ -104,7 +146,7 @@ export class DocHolder {
     }
     if (decoded.structs.length > 0) return false;
     if (decoded.ds.clients.size === 0) return true;
-    const deleted = Y.decodeUpdateV2(this.form.deletes).ds.clients;
+    const deleted = deleteSet(this.form).clients;
     for (const [client, ranges] of decoded.ds.clients) {
       for (const range of ranges) if (!covered(deleted.get(client), range.clock, range.len)) return false;
     }
@@ -122,7 +164,7 @@ export class DocHolder {
     if (live.store.pendingStructs !== null || live.store.pendingDs !== null) return false;
     if (structCount(live) > (this.opts.maxStructs ?? MAX_COMPACT_STRUCTS)) return false;
     const stateVector = Y.encodeStateVector(live);
-    this.form = { update: Y.encodeStateAsUpdateV2(live), stateVector, deletes: Y.encodeStateAsUpdateV2(live, stateVector) };
+    this.form = { source: 'idle', update: Y.encodeStateAsUpdateV2(live), stateVector, deletes: Y.encodeStateAsUpdateV2(live, stateVector) };
     this.detach(live);
     live.destroy();
     this.live = null;
@@ -146,7 +188,9 @@ export class DocHolder {
   private rebuild(): Y.Doc {
     if (this.destroyed) throw new Error('the document holder was destroyed');
     const doc = newDoc();
-    Y.applyUpdateV2(doc, this.form!.update);
+    const form = this.form!;
+    if (form.source === 'idle') Y.applyUpdateV2(doc, form.update);
+    else Y.applyUpdate(doc, form.update);
     this.form = null;
     this.live = this.attach(doc);
     return doc;
@@ -182,6 +226,12 @@ export class DocHolder {
     if (left > 0) this.arm(left);
     else this.compactIfIdle();
   };
+}
+
+/** The compact form's delete set, derived (and kept) on first use for a form held from a stored row. */
+function deleteSet(form: CompactForm): { clients: Map<number, Array<{ clock: number; len: number }>> } {
+  if (form.source === 'idle') return Y.decodeUpdateV2((form.deletes ??= Y.diffUpdateV2(form.update, form.stateVector))).ds;
+  return Y.decodeUpdate((form.deletes ??= Y.diffUpdate(form.update, form.stateVector))).ds;
 }
 
 /** Structs in the doc's store: what a rebuild creates. */

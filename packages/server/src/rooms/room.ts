@@ -81,8 +81,6 @@ export class Room implements SeedLeaseHost {
   private pendingCommit: Promise<void> | undefined;
   /** Every change of this room committed and accepted by the fan-out, in order: acks wait for it. */
   private readonly shared = new SharedOrder();
-  /** The single stored row the doc was loaded from (stored-load.ts), until the first sync sent it or a change. */
-  private loadedRow: Uint8Array | undefined;
   private readonly inflight = new Set<Promise<unknown>>();
   /**
    * While one message's update is applied (`applyOne`): what the document emitted meanwhile, relayed and committed
@@ -103,9 +101,6 @@ export class Room implements SeedLeaseHost {
     this.holder = new DocHolder({
       idleMs: opts.compactIdleAfterMs ?? DEFAULT_COMPACT_IDLE_AFTER_MS,
       listener: this.onDocUpdate,
-      compacted: () => {
-        this.loadedRow = undefined;
-      },
     });
     this.presence = new Presence(
       (frame, origin) => this.broadcast(frame, origin),
@@ -425,7 +420,7 @@ export class Room implements SeedLeaseHost {
     this.shared.add(this.feed.publishSeeded(epoch));
     if (this.closed) return false;
     this.seeded = true;
-    this.compaction.reset(1);
+    this.compaction.reset([content]);
     Y.applyUpdate(this.doc, content, SEEDED);
     this.sizeEstimate = content.length;
     this.syncWaiting();
@@ -506,7 +501,6 @@ export class Room implements SeedLeaseHost {
   }
 
   private readonly onDocUpdate = (emitted: Uint8Array, origin: unknown): void => {
-    this.loadedRow = undefined;
     if (origin === LOADED || origin === SEEDED) return;
     if (this.applying) this.applying.push(emitted);
     else this.changed(emitted, origin);
@@ -531,7 +525,7 @@ export class Room implements SeedLeaseHost {
         return this.feed.publishUpdates(epoch, [update]);
       }),
     );
-    this.compaction.stored();
+    this.compaction.stored(update.length);
   }
 
   /** Sends a frame to every synced peer except `origin`. */
@@ -549,8 +543,7 @@ export class Room implements SeedLeaseHost {
     let step2: Uint8Array;
     try {
       step1 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step1, stateVector: this.holder.stateVector() });
-      step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: this.loadedRow ?? this.holder.encodeState() });
-      this.loadedRow = undefined;
+      step2 = encodeMessage({ type: MessageType.Sync, step: SyncStep.Step2, update: this.holder.encodeState() });
     } catch (error) {
       return this.fail('encoding the document', error);
     }
@@ -563,6 +556,7 @@ export class Room implements SeedLeaseHost {
       const presence = this.presence.snapshot(peer.clientId);
       if (presence) peer.sendFrame(presence);
     }
+    this.holder.buildSoon();
   }
 
   // --- seeding (P4–P6) ---
@@ -589,8 +583,10 @@ export class Room implements SeedLeaseHost {
     // those that arrive while it runs are held and applied after it.
     this.catchUp.clear();
     const stored = await this.store.loadDocument(this.key, this.epoch);
-    this.loadedRow = applyStored(this.doc, stored.updates, this.onDocUpdate);
-    this.compaction.reset(stored.updates.length);
+    const rows = stored.updates;
+    // One row (a snapshot or the seed) is held as stored: the first sync sends it without decoding it into a doc.
+    if (rows.length !== 1 || !this.holder.holdStored(rows[0]!)) applyStored(this.doc, rows, this.onDocUpdate);
+    this.compaction.reset(rows);
     this.sizeEstimate = stored.updates.reduce((sum, u) => sum + u.length, 0);
     this.catchUp.resume();
     this.compaction.maybeCompact();

@@ -8,12 +8,9 @@ type UpdateListener = (update: Uint8Array, origin: unknown) => void;
 
 /**
  * Applies `rows` with the `LOADED` origin. The room's `update` listener is detached meanwhile: with a listener Yjs
- * encodes every transaction's update, here the whole loaded document, which the room ignores anyway. Returns the
- * single row when the doc was empty and that row alone is now the whole document (nothing pending), so that the
- * first sync can send it as it is instead of encoding what was just decoded; otherwise `undefined`.
+ * encodes every transaction's update, here the whole loaded document, which the room ignores anyway.
  */
-export function applyStored(doc: Y.Doc, rows: readonly Uint8Array[], listener: UpdateListener): Uint8Array | undefined {
-  const empty = doc.store.clients.size === 0;
+export function applyStored(doc: Y.Doc, rows: readonly Uint8Array[], listener: UpdateListener): void {
   doc.off('update', listener);
   try {
     doc.transact(() => {
@@ -22,6 +19,4 @@ export function applyStored(doc: Y.Doc, rows: readonly Uint8Array[], listener: U
   } finally {
     doc.on('update', listener);
   }
-  const whole = empty && rows.length === 1 && doc.store.pendingStructs === null && doc.store.pendingDs === null;
-  return whole ? rows[0] : undefined;
 }

@@ -39,6 +39,9 @@ export type WriterMethod =
 /** One call for the writer: the method and its arguments, as the main thread's store received them. */
 export type WriterRequest = { [M in WriterMethod]: { id: number; method: M; args: Parameters<Store[M]> } }[WriterMethod];
 
+/** What the worker posts once its module graph is loaded and its connection open, before any reply. */
+export const WRITER_READY = 'ready';
+
 export interface WriterReply {
   id: number;
   /** The message of the error the transaction threw; absent when it committed. */
@@ -61,6 +64,8 @@ function startWriter(workerData: WriterData): Worker {
 
 export class SqliteWriterThread {
   private worker: Worker | undefined;
+  /** Settles when the current worker posted `WRITER_READY`, or rejects when it failed before. */
+  private ready: Promise<void> = Promise.resolve();
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   /** Calls not yet answered (close waits for them). */
@@ -92,9 +97,14 @@ export class SqliteWriterThread {
     return done;
   }
 
-  /** Starts the thread now rather than at the first call (a server starting), so no join or ack waits for it. */
-  warmUp(): void {
-    if (!this.closed) this.start();
+  /**
+   * Starts the thread now rather than at the first call (a server starting), so no join or ack waits for it.
+   * Resolves once the thread has loaded and opened its connection; rejects when it failed to.
+   */
+  warmUp(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    this.start();
+    return this.ready;
   }
 
   /** Waits for the calls in flight, then stops the worker. */
@@ -109,7 +119,20 @@ export class SqliteWriterThread {
   private start(): Worker {
     if (this.worker) return this.worker;
     const worker = startWriter(this.data);
-    worker.on('message', (reply: WriterReply) => {
+    let ready!: () => void;
+    let failed!: (error: Error) => void;
+    this.ready = new Promise<void>((resolve, reject) => {
+      ready = resolve;
+      failed = reject;
+    });
+    // Awaited only by a starting server; a worker that dies later is restarted by the next call.
+    this.ready.catch(() => {});
+    worker.on('message', (reply: WriterReply | typeof WRITER_READY) => {
+      if (reply === WRITER_READY) {
+        // Referenced until then: a server that awaits `warmUp` has nothing else keeping it alive yet.
+        if (this.inflight.size === 0) worker.unref();
+        return ready();
+      }
       const waiter = this.waiting.get(reply.id);
       if (!waiter) return;
       this.waiting.delete(reply.id);
@@ -117,6 +140,7 @@ export class SqliteWriterThread {
       else waiter.reject(new Error(reply.error));
     });
     const failAll = (error: Error): void => {
+      failed(error);
       if (this.worker === worker) this.worker = undefined;
       const waiting = [...this.waiting.values()];
       this.waiting.clear();
@@ -124,8 +148,7 @@ export class SqliteWriterThread {
     };
     worker.on('error', failAll);
     worker.on('exit', (code) => failAll(new Error(`the SQLite writer thread exited (${code})`)));
-    // Between calls the thread alone keeps no process alive (the store's owner closes it).
-    worker.unref();
+    // Between calls, once started, the thread alone keeps no process alive (the store's owner closes it).
     this.worker = worker;
     return worker;
   }

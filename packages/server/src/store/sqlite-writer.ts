@@ -13,11 +13,23 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteStore } from './sqlite.js';
-import type { WriterData, WriterReply, WriterRequest } from './sqlite-writer-thread.js';
+import { WRITER_READY, type WriterData, type WriterReply, type WriterRequest } from './sqlite-writer-thread.js';
 
 const data = workerData as WriterData;
-// `writeInWorker: false`: this connection writes itself.
-const store = new SqliteStore(data.path, { busyTimeoutMs: data.busyTimeoutMs, writeInWorker: false });
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** `writeInWorker: false`: this connection writes itself. */
+function open(): SqliteStore {
+  try {
+    return new SqliteStore(data.path, { busyTimeoutMs: data.busyTimeoutMs, writeInWorker: false });
+  } catch (error) {
+    // A plain Error reaches the main thread with its message (better-sqlite3's own errors arrive as `{ code }`).
+    throw new Error(`the writer thread could not open ${data.path}: ${message(error)}`);
+  }
+}
+const store = open();
+// Loaded and connected: the server may listen (`SqliteWriterThread.warmUp`).
+parentPort!.postMessage(WRITER_READY);
 
 let queued: WriterRequest[] = [];
 
@@ -28,7 +40,6 @@ parentPort!.on('message', (request: WriterRequest) => {
 });
 
 const answer = (reply: WriterReply): void => parentPort!.postMessage(reply);
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function commitQueued(): void {
   const requests = queued;

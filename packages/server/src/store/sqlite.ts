@@ -458,9 +458,12 @@ export class SqliteStore implements Store {
     return this.db.transaction(body).immediate();
   }
 
-  /** Starts the writer thread now (the server, at start); it starts at the first document write otherwise. */
-  startWriter(): void {
-    this.writer?.warmUp();
+  /**
+   * Starts the writer thread now (the server, at start); it starts at the first document write otherwise. Resolves
+   * once it can take writes; rejects when it could not start.
+   */
+  startWriter(): Promise<void> {
+    return this.writer ? this.writer.warmUp() : Promise.resolve();
   }
 
   async loadDocument(doc: DocKey, epoch: number): Promise<StoredDocument> {
