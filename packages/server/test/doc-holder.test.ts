@@ -149,6 +149,7 @@ describe('DocHolder', () => {
     assert.deepEqual(h.stateVector(), Y.encodeStateVector(source));
     assert.equal(h.encodeState(), stored, 'the first sync sends the row as stored');
     assert.deepEqual(replica(h.encodeState(Y.encodeStateVector(peer)), base).getText('text').toDelta(), expected);
+    assert.throws(() => h.encodeState(new Uint8Array([0xff, 0xff])));
     assert.equal(h.addsNothing(Y.encodeStateAsUpdate(peer, h.stateVector())), true, 'a reply that adds nothing');
     const deleting = replica(stored);
     deleting.getText('text').delete(0, 1);
