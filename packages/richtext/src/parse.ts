@@ -223,7 +223,9 @@ class Reader {
     const text = raw.replace(/[\u200b\ufeff]/g, '');
     if (text === '') return;
     if (ctx.code) {
-      const parts = text.replace(/\r\n?/g, '\n').split('\n');
+      // Kept as is, but a no-break space is a plain space here too ([RT-H5]): an editor that turns a paragraph into
+      // a code block keeps the paragraph's no-break spaces, and the document holds plain spaces only.
+      const parts = text.replace(/\r\n?/g, '\n').replace(/\u00a0/g, ' ').split('\n');
       parts.forEach((part, i) => {
         if (i > 0) this.flush(true, ctx);
         if (part !== '') pushText(this.open(ctx), part, marks);

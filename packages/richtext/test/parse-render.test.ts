@@ -54,6 +54,14 @@ describe('whitespace', () => {
   it('[RT-H5] source whitespace collapses, no-break spaces are kept as spaces, zero-width spaces dropped', () => {
     assert.deepEqual(linesOf('<p>\n  a \n  b\u200b  </p>\n<p>x&nbsp;&nbsp;y&nbsp;</p>'), [L('a b'), L('x  y ')]);
   });
+  it('[RT-H5] in a <pre> whitespace is kept and a no-break space is a plain space: a paragraph made a code block reads the same', () => {
+    const code = { 'code-block': true };
+    assert.deepEqual(linesOf('<pre>\u00a0a &nbsp;b  c&nbsp;</pre>'), [L(' a  b  c ', code)]);
+    // What an editor's "code block" command makes of a rendered paragraph: its text nodes, in a <pre>.
+    const paragraph = renderHtml([L(' x  y ')]);
+    const asCode = paragraph.replace(/^<p>/, '<pre>').replace(/<\/p>$/, '</pre>');
+    assert.deepEqual(linesOf(asCode), [L(' x  y ', code)]);
+  });
   it('[RT-R4] spaces that would collapse are spelled as a contenteditable spells them', () => {
     assert.equal(renderHtml([L(' a  b ')]), '<p>&nbsp;a &nbsp;b&nbsp;</p>');
     assert.equal(normal('<p>&nbsp;a &nbsp;b&nbsp;</p>'), '<p>&nbsp;a &nbsp;b&nbsp;</p>');
