@@ -4,6 +4,7 @@
  * so the parent joins the send times of one worker with the receive times of another.
  * An edit is identified by (Yjs clientID, clock): a one-character insert advances its client's clock by one.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadFactory, type BenchClient, type ClientKind, type DocLike } from './clients.ts';
 
 export interface WorkerConfig {
@@ -31,6 +32,8 @@ export interface WorkerResult {
   acks: Float64Array;
   /** CPU of this process during the measured window, seconds. */
   cpuSeconds: number;
+  /** This process's event-loop delay during the measured window, ms (p99, max): its own lag in every latency. */
+  loopDelayMs: { p99: number; max: number };
   windowSeconds: number;
 }
 
@@ -154,7 +157,10 @@ async function run(config: WorkerConfig): Promise<void> {
   measuring = true;
   windowStart = now();
   const cpuStart = process.cpuUsage();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   await sleep(go.durationMs);
+  loop.disable();
   for (const t of timers) clearInterval(t);
   const cpu = process.cpuUsage(cpuStart);
   const windowSeconds = (now() - windowStart) / 1000;
@@ -171,6 +177,7 @@ async function run(config: WorkerConfig): Promise<void> {
     recvTimes: recvTimes.take(),
     acks: acks.take(),
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    loopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
     windowSeconds,
   };
   // Exit only once the result is handed to the IPC channel: it can be megabytes, and a busy machine is slow to

@@ -33,6 +33,8 @@ export interface LoadResult {
   server: { cpuPercent: number; rssBytes: number; peakRssBytes: number };
   /** Sum over load-generator processes, in % of one core. */
   loadgenCpuPercent: number;
+  /** The load generators' event-loop delay in the window, ms (largest p99 and max over the processes). */
+  loadgenLoopDelayMs?: { p99: number; max: number };
   /** CPU used by everything else on the machine during the window, % of one core (of 100 × cores). */
   otherCpuPercent?: number;
   /** Set by the scenarios: other processes stayed under the busy threshold; which attempt this was. */
@@ -133,6 +135,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     sends,
     server,
     loadgenCpuPercent: (100 * res.reduce((s, r) => s + r.cpuSeconds, 0)) / (o.durationMs / 1000),
+    loadgenLoopDelayMs: { p99: Math.max(...res.map((r) => r.loopDelayMs.p99)), max: Math.max(...res.map((r) => r.loopDelayMs.max)) },
     // Everything else the machine ran meanwhile (other jobs on these cores), % of one core: a noisy run shows here.
     otherCpuPercent: Math.max(0, machineBusyPercent - server.cpuPercent - (100 * res.reduce((s, r) => s + r.cpuSeconds, 0)) / (o.durationMs / 1000)),
     ...(stores0 !== undefined && stores1 !== undefined ? { storesPerSecond: (stores1 - stores0) / server.seconds } : {}),

@@ -77,7 +77,7 @@ export async function measureDocs(o: {
       run_ = { ...r, idleRssBytes: idle, rssPerDocBytes, quiet: (r.otherCpuPercent ?? 0) <= BUSY_OTHER_CPU_PERCENT, attempt: attempt + 1 };
       if (!kept || (run_.otherCpuPercent ?? 0) < (kept.otherCpuPercent ?? 0)) kept = run_;
       if (!run_.quiet) o.log(`  ${o.label}: other processes used ${r.otherCpuPercent!.toFixed(0)} % of a core meanwhile`);
-      o.log(`  ${o.label}: p50 ${r.delivery.p50.toFixed(2)} p99 ${r.delivery.p99.toFixed(2)} ms, server ${r.server.cpuPercent.toFixed(0)}% CPU, ${(rssPerDocBytes / 1024).toFixed(1)} KB/doc, connect ${r.connectMs.toFixed(0)} ms, loadgen ${r.loadgenCpuPercent.toFixed(0)}%${r.ack ? `, ack p99 ${r.ack.p99.toFixed(2)}` : ''}${r.storesPerSecond !== undefined ? `, ${r.storesPerSecond.toFixed(0)} stores/s` : ''}`);
+      o.log(`  ${o.label}: p50 ${r.delivery.p50.toFixed(2)} p99 ${r.delivery.p99.toFixed(2)} ms, server ${r.server.cpuPercent.toFixed(0)}% CPU, ${(rssPerDocBytes / 1024).toFixed(1)} KB/doc, connect ${r.connectMs.toFixed(0)} ms, loadgen ${r.loadgenCpuPercent.toFixed(0)}% (event-loop delay p99 ${r.loadgenLoopDelayMs?.p99.toFixed(0) ?? '–'} ms)${r.ack ? `, ack p99 ${r.ack.p99.toFixed(2)}` : ''}${r.storesPerSecond !== undefined ? `, ${r.storesPerSecond.toFixed(0)} stores/s` : ''}`);
     } catch (err) {
       o.log(`  ${o.label} FAILED: ${(err as Error).message}`);
       failures.push(`${o.label}: ${(err as Error).message}`);
