@@ -1,26 +1,8 @@
-/** Runs a bench helper script in its own Node process pinned to the load-generator core; resolves its JSON output. */
+/** Bench helper scripts in their own Node processes, pinned to the load-generator core, and their JSON output. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pinned } from './proc.ts';
 import { BENCH_DIR, LOADGEN_CORE } from './servers.ts';
-
-export function runScript<T>(script: string, args: string[], timeoutMs = 120_000): Promise<T> {
-  const { command, args: full } = pinned(LOADGEN_CORE, process.execPath, ['--import', 'tsx', join(BENCH_DIR, script), ...args]);
-  return new Promise((res, rej) => {
-    const child = spawn(command, full, { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      const line = out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
-      if (code === 0 && line) res(JSON.parse(line) as T);
-      else rej(new Error(`${script} ${args.join(' ')} exited ${code}\n${out}\n${err}`));
-    });
-  });
-}
 
 /** Starts a helper that prints one JSON line and then keeps running (e.g. a client holding a document open). */
 export function holdScript<T>(script: string, args: string[], timeoutMs = 300_000): Promise<{ value: T; stop(): Promise<void> }> {

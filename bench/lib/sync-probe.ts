@@ -1,15 +1,15 @@
 /**
  * A process that measures, for one stack, how long a new client takes from creating its connection to a first full
- * sync that holds the whole document (`probe`), or seeds a document from an encoded update (`seed`).
- * argv: kind url docId seed|probe apiKey|- [expectedLength] [count]; `seed` replays the B4 trace. Prints one JSON line.
- * `serve` (url unused, `-`): one probe per server URL read from stdin, each answered with a JSON line `{ ms }`, so
- * that one process, its client code already warm, can probe a server after its restart.
+ * sync that holds the whole document, or seeds a document (`seed`) or many (`idle`).
+ * argv: kind url docId seed|idle|serve apiKey|- [expectedLength | documents]; `seed` replays the B4 trace and prints
+ * one JSON line. `serve` (url unused, `-`): one probe per server URL read from stdin, each answered with a JSON line
+ * `{ ms }`, so that one process, its client code already warm, can probe a server before and after its restart.
  */
 import { createInterface } from 'node:readline';
 import { loadFactory, type ClientKind } from './clients.ts';
 import { loadTrace, replay } from './b4.ts';
 
-const [kind, url, docId, mode, apiKey, arg, countArg] = process.argv.slice(2) as [ClientKind, string, string, string, string, string, string];
+const [kind, url, docId, mode, apiKey, arg] = process.argv.slice(2) as [ClientKind, string, string, string, string, string];
 const factory = await loadFactory(kind);
 const now = (): number => performance.now();
 
@@ -54,11 +54,7 @@ if (mode === 'seed') {
     if (serverUrl) console.log(JSON.stringify({ ms: await probeOnce(serverUrl, expected) }));
   }
 } else {
-  const expected = Number(arg);
-  const count = Number(countArg ?? 1);
-  const times: number[] = [];
-  for (let i = 0; i < count; i++) times.push(await probeOnce(url, expected));
-  console.log(JSON.stringify({ times }));
+  throw new Error(`sync-probe: unknown mode ${JSON.stringify(mode)} (seed, idle or serve)`);
 }
 setTimeout(() => process.exit(0), 300);
 
