@@ -368,25 +368,22 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     setTimeout(() => ws.terminate(), 2_000).unref();
   }
 
-  await writerStarted
-    .catch((error: unknown) => {
+  try {
+    await writerStarted.catch((error: unknown) => {
       throw new Error(`the SQLite writer thread did not start: ${error instanceof Error ? error.message : String(error)}`);
-    })
-    .then(
-      () =>
-        new Promise<void>((resolveListen, rejectListen) => {
-          httpServer.once('error', rejectListen);
-          httpServer.listen(options.port ?? 8080, host, () => {
-            httpServer.off('error', rejectListen);
-            resolveListen();
-          });
-        }),
-    )
-    .catch(async (error: unknown) => {
-      if (ownsFanout) await fanout.close();
-      if (ownsStore) await store.close();
-      throw error;
     });
+    await new Promise<void>((resolveListen, rejectListen) => {
+      httpServer.once('error', rejectListen);
+      httpServer.listen(options.port ?? 8080, host, () => {
+        httpServer.off('error', rejectListen);
+        resolveListen();
+      });
+    });
+  } catch (error) {
+    if (ownsFanout) await fanout.close();
+    if (ownsStore) await store.close();
+    throw error;
+  }
   const address = httpServer.address();
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8080);
   url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

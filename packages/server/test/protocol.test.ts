@@ -373,6 +373,17 @@ describe('protocol (in-process server)', () => {
       assert.equal(offline.text.toString(), 'shared offline');
     });
 
+    /** The document's stored rows (epoch 1) once they are at most `rows`, or after ~2 s of polling as they are. */
+    const storedWithin = async (docId: string, rows: number) => {
+      const key = { account: 'protocol', docId };
+      let stored = await server.sqlite.loadDocument(key, 1);
+      for (let i = 0; i < 100 && stored.updates.length > rows; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        stored = await server.sqlite.loadDocument(key, 1);
+      }
+      return stored;
+    };
+
     it('compacts after one update larger than the document before it, long before the update count', async () => {
       const docId = newDoc();
       const a = await connect({ docId, seedText: 'seed\n' });
@@ -382,12 +393,7 @@ describe('protocol (in-process server)', () => {
       a.insert(a.text.length, pasted);
       await a.waitAllAcked();
       // Compaction runs after the commit: wait until the seed and the paste are one row (bounded).
-      const key = { account: 'protocol', docId };
-      let stored = await server.sqlite.loadDocument(key, 1);
-      for (let i = 0; i < 100 && stored.updates.length > 1; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        stored = await server.sqlite.loadDocument(key, 1);
-      }
+      const stored = await storedWithin(docId, 1);
       assert.equal(stored.updates.length, 1, 'the seed and the paste were compacted into one row');
       const rebuilt = new Y.Doc();
       Y.applyUpdate(rebuilt, stored.updates[0]!);
@@ -406,12 +412,7 @@ describe('protocol (in-process server)', () => {
       const expected = a.text.toString();
       await a.close();
       // Compaction runs after the commits: wait until the stored update count dropped (bounded).
-      const key = { account: 'protocol', docId };
-      let stored = await server.sqlite.loadDocument(key, 1);
-      for (let i = 0; i < 100 && stored.updates.length > 25; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        stored = await server.sqlite.loadDocument(key, 1);
-      }
+      const stored = await storedWithin(docId, 25);
       assert.ok(stored.updates.length <= 25, `compacted: ${stored.updates.length} updates stored`);
       const rebuilt = new Y.Doc();
       for (const u of stored.updates) Y.applyUpdate(rebuilt, u);

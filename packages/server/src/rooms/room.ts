@@ -587,7 +587,7 @@ export class Room implements SeedLeaseHost {
     // One row (a snapshot or the seed) is held as stored: the first sync sends it without decoding it into a doc.
     if (rows.length !== 1 || !this.holder.holdStored(rows[0]!)) applyStored(this.doc, rows, this.onDocUpdate);
     this.compaction.reset(rows);
-    this.sizeEstimate = stored.updates.reduce((sum, u) => sum + u.length, 0);
+    this.sizeEstimate = rows.reduce((sum, u) => sum + u.length, 0);
     this.catchUp.resume();
     this.compaction.maybeCompact();
   }
