@@ -1,11 +1,13 @@
 /**
  * `checkUpdate` (rooms/update-check.ts) on what Yjs itself lets through and a reader then breaks on: references to an
  * item's own client (earlier clocks only: Yjs would look later ones up without checking and throw midway through
- * the update), and embeds that are not JSON objects.
+ * the update), embeds that are not JSON objects, one client in two sections; and on what counts as a change: the room
+ * takes a change the check counts and the document does not emit for a broken document.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as Y from 'yjs';
+import * as encoding from 'lib0/encoding';
 import { UpdateRejected, checkUpdate } from '../src/rooms/update-check.js';
 import { embedUpdate, ownFutureUpdate } from './helpers/hostile-updates.js';
 
@@ -116,5 +118,49 @@ describe('checkUpdate: one client in two sections', () => {
     writer.getText('text').insert(3, 'cd');
     const update = Y.encodeStateAsUpdate(writer, before);
     assert.deepEqual(checkUpdate(doc, update, MAX_STRUCTS).changes, true);
+  });
+});
+
+/** An update with no structs and one delete range of `len` clocks of `client` from `clock` (Yjs' v1 encoding). */
+function deleteRangeUpdate(client: number, clock: number, len: number): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, 0); // no struct sections
+  encoding.writeVarUint(encoder, 1); // one client in the delete set
+  encoding.writeVarUint(encoder, client);
+  encoding.writeVarUint(encoder, 1); // one range
+  encoding.writeVarUint(encoder, clock);
+  encoding.writeVarUint(encoder, len);
+  return encoding.toUint8Array(encoder);
+}
+
+describe('checkUpdate: delete ranges', () => {
+  function typed(): Y.Doc {
+    const doc = new Y.Doc();
+    doc.clientID = CLIENT;
+    doc.getText('text').insert(0, 'hello');
+    return doc;
+  }
+
+  it('does not count an empty range inside a live item as a change: Yjs splits the item and deletes nothing', () => {
+    const doc = typed();
+    const update = deleteRangeUpdate(CLIENT, 2, 0);
+    assert.equal(checkUpdate(doc, update, MAX_STRUCTS).changes, false);
+    // What the room relies on: a change the check counts is one the document emits.
+    let emitted = 0;
+    doc.on('update', () => emitted++);
+    Y.applyUpdate(doc, update);
+    assert.equal(emitted, 0);
+    assert.equal(doc.getText('text').toString(), 'hello');
+  });
+
+  it('counts a range of one clock inside a live item as a change, and the document emits it', () => {
+    const doc = typed();
+    const update = deleteRangeUpdate(CLIENT, 2, 1);
+    assert.equal(checkUpdate(doc, update, MAX_STRUCTS).changes, true);
+    let emitted = 0;
+    doc.on('update', () => emitted++);
+    Y.applyUpdate(doc, update);
+    assert.equal(emitted, 1);
+    assert.equal(doc.getText('text').toString(), 'helo');
   });
 });

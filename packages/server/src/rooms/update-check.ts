@@ -225,8 +225,12 @@ function isTypeParent(doc: Y.Doc, byClient: Map<number, DecodedStruct[]>, id: Y.
   return struct instanceof Y.GC || (struct instanceof Y.Item && struct.content instanceof Y.ContentType);
 }
 
-/** True when some struct of `client` in [clock, clock+len) is in the document and not deleted yet. */
+/**
+ * True when some struct of `client` in [clock, clock+len) is in the document and not deleted yet. An empty range
+ * deletes nothing: Yjs splits the item it falls in and emits no update (yjs `readAndApplyDeleteSet`).
+ */
 function deletesLiveContent(doc: Y.Doc, client: number, clock: number, len: number): boolean {
+  if (len < 1) return false;
   const list = doc.store.clients.get(client) as Array<Y.Item | Y.GC> | undefined;
   if (!list || list.length === 0) return false;
   const last = list[list.length - 1]!;
