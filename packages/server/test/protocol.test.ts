@@ -7,7 +7,7 @@ import type { HelloPayload, Message } from 'wave-protocol';
 import { holdableStore, startInProcess } from './helpers/in-process.js';
 import type { InProcessServer } from './helpers/in-process.js';
 import { TestClient, messagesOfType } from './helpers/test-client.js';
-import { embedUpdate, ownFutureUpdate } from './helpers/hostile-updates.js';
+import { deleteRangeUpdate, embedUpdate, ownFutureUpdate } from './helpers/hostile-updates.js';
 import { COMPACT_AFTER_BYTES } from '../src/rooms/compaction.js';
 
 const HELLO_TIMEOUT_MS = 300;
@@ -193,6 +193,27 @@ describe('protocol (in-process server)', () => {
       const fresh = await connect({ docId });
       await fresh.waitSynced();
       assert.equal(fresh.text.toString(), 'x');
+    });
+
+    it('acks an update whose one delete range is empty and inside a live item: it changes nothing, and no peer is closed', async () => {
+      const docId = newDoc();
+      const client = await connect({ docId, seedText: 'hello' });
+      await client.waitSynced();
+      await client.waitAllAcked();
+      const peer = await connect({ docId });
+      await peer.waitSynced();
+      const peerSyncs = messagesOfType(peer, MessageType.Sync).length;
+      client.send({ type: MessageType.Sync, step: SyncStep.Update, update: deleteRangeUpdate(client.doc.clientID, 2, 0) });
+      client.sent++;
+      await client.waitAllAcked();
+      peer.insert(5, '!');
+      await peer.waitAllAcked();
+      assert.equal(client.closeEvent, undefined, client.describe());
+      assert.equal(peer.closeEvent, undefined, peer.describe());
+      assert.equal(messagesOfType(peer, MessageType.Sync).length, peerSyncs, 'nothing was relayed');
+      const fresh = await connect({ docId });
+      await fresh.waitSynced();
+      assert.equal(fresh.text.toString(), 'hello!');
     });
 
     it("closes 4400 on an update whose item names a later clock of its own client as origin; peers get nothing", async () => {

@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as Y from 'yjs';
-import * as encoding from 'lib0/encoding';
 import { UpdateRejected, checkUpdate } from '../src/rooms/update-check.js';
-import { embedUpdate, ownFutureUpdate } from './helpers/hostile-updates.js';
+import { deleteRangeUpdate, embedUpdate, ownFutureUpdate } from './helpers/hostile-updates.js';
 
 const MAX_STRUCTS = 20_000;
 const CLIENT = 0x7fff0004;
@@ -120,18 +119,6 @@ describe('checkUpdate: one client in two sections', () => {
     assert.deepEqual(checkUpdate(doc, update, MAX_STRUCTS).changes, true);
   });
 });
-
-/** An update with no structs and one delete range of `len` clocks of `client` from `clock` (Yjs' v1 encoding). */
-function deleteRangeUpdate(client: number, clock: number, len: number): Uint8Array {
-  const encoder = encoding.createEncoder();
-  encoding.writeVarUint(encoder, 0); // no struct sections
-  encoding.writeVarUint(encoder, 1); // one client in the delete set
-  encoding.writeVarUint(encoder, client);
-  encoding.writeVarUint(encoder, 1); // one range
-  encoding.writeVarUint(encoder, clock);
-  encoding.writeVarUint(encoder, len);
-  return encoding.toUint8Array(encoder);
-}
 
 describe('checkUpdate: delete ranges', () => {
   function typed(): Y.Doc {

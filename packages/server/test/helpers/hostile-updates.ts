@@ -151,3 +151,16 @@ function itemsUpdate(client: number, items: readonly Y.Item[]): Uint8Array {
   encoding.writeVarUint(encoder.restEncoder, 0); // empty delete set
   return encoder.toUint8Array();
 }
+
+/** An update with no structs and one delete range of `len` clocks of `client` from `clock` (Yjs' v1 encoding). An
+ * empty range (`len` 0) is one no Yjs encoder writes. */
+export function deleteRangeUpdate(client: number, clock: number, len: number): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, 0); // no struct sections
+  encoding.writeVarUint(encoder, 1); // one client in the delete set
+  encoding.writeVarUint(encoder, client);
+  encoding.writeVarUint(encoder, 1); // one range
+  encoding.writeVarUint(encoder, clock);
+  encoding.writeVarUint(encoder, len);
+  return encoding.toUint8Array(encoder);
+}
