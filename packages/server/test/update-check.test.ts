@@ -1,8 +1,9 @@
 /**
  * `checkUpdate` (rooms/update-check.ts) on what Yjs itself lets through and a reader then breaks on: references to an
  * item's own client (earlier clocks only: Yjs would look later ones up without checking and throw midway through
- * the update), embeds that are not JSON objects, one client in two sections; and on what counts as a change: the room
- * takes a change the check counts and the document does not emit for a broken document.
+ * the update), embeds that are not JSON objects, one client in two sections; and on its verdict that an update
+ * changes the document, which must agree with what Yjs emits (a room takes a counted change that emits nothing for a
+ * broken document).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -152,8 +152,10 @@ function itemsUpdate(client: number, items: readonly Y.Item[]): Uint8Array {
   return encoder.toUint8Array();
 }
 
-/** An update with no structs and one delete range of `len` clocks of `client` from `clock` (Yjs' v1 encoding). An
- * empty range (`len` 0) is one no Yjs encoder writes. */
+/**
+ * An update with no structs and one delete range of `len` clocks of `client` from `clock` (Yjs' v1 encoding). An
+ * empty range (`len` 0) is one no Yjs encoder writes.
+ */
 export function deleteRangeUpdate(client: number, clock: number, len: number): Uint8Array {
   const encoder = encoding.createEncoder();
   encoding.writeVarUint(encoder, 0); // no struct sections
