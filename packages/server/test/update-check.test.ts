@@ -129,16 +129,25 @@ describe('checkUpdate: delete ranges', () => {
     return doc;
   }
 
-  it('does not count an empty range inside a live item as a change: Yjs splits the item and deletes nothing', () => {
+  it('refuses an empty range inside a live item: Yjs would split the item and emit nothing', () => {
     const doc = typed();
     const update = deleteRangeUpdate(CLIENT, 2, 0);
-    assert.equal(checkUpdate(doc, update, MAX_STRUCTS).changes, false);
-    // What the room relies on: a change the check counts is one the document emits.
+    assert.throws(() => checkUpdate(doc, update, MAX_STRUCTS), (e) => e instanceof UpdateRejected && e.malformed);
+    // What the refusal prevents: the room counted a change the document does not emit, and took the document for
+    // a broken one.
     let emitted = 0;
     doc.on('update', () => emitted++);
     Y.applyUpdate(doc, update);
     assert.equal(emitted, 0);
-    assert.equal(doc.getText('text').toString(), 'hello');
+  });
+
+  it('refuses an empty range of a client the document lacks: Yjs would throw while applying it', () => {
+    const doc = typed();
+    const update = deleteRangeUpdate(CLIENT + 1, 0, 0);
+    assert.throws(() => checkUpdate(doc, update, MAX_STRUCTS), (e) => e instanceof UpdateRejected && e.malformed);
+    // What the refusal prevents: Yjs parks the range as pending and throws encoding it, after it applied the
+    // update's structs.
+    assert.throws(() => Y.applyUpdate(doc, update), /Unexpected case/);
   });
 
   it('counts a range of one clock inside a live item as a change, and the document emits it', () => {

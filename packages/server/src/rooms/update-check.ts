@@ -38,8 +38,9 @@ type DecodedStruct = Y.Item | Y.GC | Y.Skip;
 /**
  * Throws `UpdateRejected` for an update that does not decode, has bytes after its end, contains `Skip` gaps,
  * names a client in two sections, references unknown items or a later clock of the item's own client, embeds
- * something other than a JSON object, starts after a gap in a client's clock, deletes ranges nobody has, has more
- * than `maxStructs` structs, or nests a JSON-like value or shared types deeper than `depth` allows (depth-check.ts).
+ * something other than a JSON object, starts after a gap in a client's clock, deletes ranges nobody has or empty
+ * ranges, has more than `maxStructs` structs, or nests a JSON-like value or shared types deeper than `depth` allows
+ * (depth-check.ts).
  */
 export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, depth: DepthLimits = DEFAULT_DEPTH_LIMITS): UpdateFacts {
   const decoded = decodeWhole(update);
@@ -112,6 +113,10 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
   for (const [client, ranges] of ds.clients) {
     const limit = reachOf(client);
     for (const { clock, len } of ranges) {
+      // No Yjs encoder writes an empty range, and Yjs cannot apply one: inside a live item it splits the item and
+      // emits nothing (the room would take the counted change for a broken document); at or past the document's
+      // clock it parks it as pending and throws encoding it (yjs `readAndApplyDeleteSet`, `writeDsLen`).
+      if (len < 1) throw new UpdateRejected(`update has an empty delete range of client ${client}`, true);
       if (!Number.isSafeInteger(clock + len) || clock + len > limit) {
         throw new UpdateRejected(`update deletes client ${client} clocks up to ${clock + len}, which nobody has (${limit})`);
       }
@@ -225,12 +230,8 @@ function isTypeParent(doc: Y.Doc, byClient: Map<number, DecodedStruct[]>, id: Y.
   return struct instanceof Y.GC || (struct instanceof Y.Item && struct.content instanceof Y.ContentType);
 }
 
-/**
- * True when some struct of `client` in [clock, clock+len) is in the document and not deleted yet. An empty range
- * deletes nothing: Yjs splits the item it falls in and emits no update (yjs `readAndApplyDeleteSet`).
- */
+/** True when some struct of `client` in [clock, clock+len) is in the document and not deleted yet. */
 function deletesLiveContent(doc: Y.Doc, client: number, clock: number, len: number): boolean {
-  if (len < 1) return false;
   const list = doc.store.clients.get(client) as Array<Y.Item | Y.GC> | undefined;
   if (!list || list.length === 0) return false;
   const last = list[list.length - 1]!;
