@@ -25,10 +25,10 @@ describe('protocol (in-process server)', () => {
     await client.opened;
     return client;
   };
-  /** A document seeded with 'x' by `client` (acked), and a synced `peer` with the count of Sync frames it got. */
-  const seededWithPeer = async (): Promise<{ docId: string; client: TestClient; peer: TestClient; peerSyncs: number }> => {
+  /** A document seeded with `seedText` by `client` (acked), and a synced `peer` with the count of Sync frames it got. */
+  const seededWithPeer = async (seedText = 'x'): Promise<{ docId: string; client: TestClient; peer: TestClient; peerSyncs: number }> => {
     const docId = newDoc();
-    const client = await connect({ docId, seedText: 'x' });
+    const client = await connect({ docId, seedText });
     await client.waitSynced();
     await client.waitAllAcked();
     const peer = await connect({ docId });
@@ -196,13 +196,7 @@ describe('protocol (in-process server)', () => {
     });
 
     it('closes 4400 on an update whose one delete range is empty, without ack; no other peer is closed', async () => {
-      const docId = newDoc();
-      const client = await connect({ docId, seedText: 'hello' });
-      await client.waitSynced();
-      await client.waitAllAcked();
-      const peer = await connect({ docId });
-      await peer.waitSynced();
-      const peerSyncs = messagesOfType(peer, MessageType.Sync).length;
+      const { docId, client, peer, peerSyncs } = await seededWithPeer('hello');
       const acked = client.lastAck;
       // Inside the seeded item: Yjs would split it and emit nothing, which the room took for a broken document.
       client.send({ type: MessageType.Sync, step: SyncStep.Update, update: deleteRangeUpdate(client.doc.clientID, 2, 0) });
