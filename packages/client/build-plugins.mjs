@@ -1,26 +1,25 @@
 // esbuild plugins shared by the browser bundles that carry the client (this package's build.mjs and the TinyMCE
 // plugin's).
-import { readFile } from 'node:fs/promises';
 
 /**
- * lib0's dom.js builds four schema values at module level (`export const $element = $.$custom(…)`). esbuild cannot
- * tell that those calls have no side effects, so it keeps them even though nothing reads them, and with them the
- * whole of lib0/schema.js (and lib0/prng.js, which it imports): about 2.3 KiB gzipped that Yjs never runs. Yjs
- * reaches dom.js through lib0/logging.js, which uses only its style helpers. Marking the calls `@__PURE__` lets
- * esbuild drop them when unused; a bundle that reads them keeps them as they are.
+ * Yjs prints three console messages through lib0/logging.js (`print` and `warn`, with colour markers). That module
+ * brings lib0/dom.js (whose module-level schema values keep lib0/schema.js and lib0/prng.js in a bundle), lib0's
+ * virtual consoles and its colour formatting: about 0.5 KiB gzipped that only formats those messages. This plugin
+ * gives Yjs a `lib0/logging` that writes the same messages to the console without the markers (Symbols, as
+ * lib0/logging.common.js makes them). It exports every name of lib0/logging.js that Yjs reads.
  */
-export const lib0PureDomSchemas = {
-  name: 'lib0-pure-dom-schemas',
+export const lib0PlainLogging = {
+  name: 'lib0-plain-logging',
   setup(build) {
-    build.onLoad({ filter: /[\\/]lib0[\\/]dom\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      let count = 0;
-      const contents = source.replace(/^(export const \$\w+ = )(\$\.\$custom\()/gm, (_, decl, call) => {
-        count++;
-        return `${decl}/* @__PURE__ */ ${call}`;
-      });
-      const warnings = count ? [] : [{ text: 'lib0/dom.js has no `export const $x = $.$custom(` left to mark pure: lib0/schema.js stays in the bundle' }];
-      return { contents, loader: 'js', warnings };
-    });
+    build.onResolve({ filter: /^lib0\/logging$/ }, () => ({ path: 'lib0/logging', namespace: 'wave-plain-logging' }));
+    build.onLoad({ filter: /.*/, namespace: 'wave-plain-logging' }, () => ({
+      loader: 'js',
+      contents: `
+export const BOLD = Symbol(), UNBOLD = Symbol(), BLUE = Symbol(), GREY = Symbol(), GREEN = Symbol(), RED = Symbol(), PURPLE = Symbol(), ORANGE = Symbol(), UNCOLOR = Symbol();
+const plain = (args) => args.filter((arg) => typeof arg !== 'symbol');
+export const print = (...args) => console.log(...plain(args));
+export const warn = (...args) => console.warn(...plain(args));
+`,
+    }));
   },
 };
