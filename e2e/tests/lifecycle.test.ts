@@ -168,6 +168,49 @@ it('[R3] offline edits survive a closed tab (IndexedDB) and are uploaded once wh
   }
 });
 
+it('[R3] a closed tab keeps the remote edits it had with its offline edit: once the session ended, only that edit is re-applied', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wave-e2e-r3-'));
+  const port = await freePort();
+  let own = await startServer({ dataDir, extraArgs: ['--port', String(port)] });
+  const offlineErrors = [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/];
+  try {
+    await withScene(browser, own, 'offline-remote-kept', async (scene) => {
+      const doc = freshDocId('r3r');
+      const ann = await scene.open('Ann', textarea, { doc, text: 'base\n', allowErrors: offlineErrors });
+      const bob = await scene.open('Bob', textarea, { doc, text: 'base\n' });
+      await bob.page.locator('#editor').focus();
+      await bob.page.keyboard.press('Control+End');
+      await bob.page.keyboard.type('bob ');
+      await bob.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+      await waitUntil(async () => (await value(ann.page)) === 'base\nbob ', { message: "Bob's edit reached Ann" });
+      await bob.page.close({ runBeforeUnload: false });
+
+      await own.stop();
+      await ann.page.waitForFunction(() => window.coedit!.getState() === 'offline');
+      await ann.page.locator('#editor').focus();
+      await ann.page.keyboard.press('Control+End');
+      await ann.page.keyboard.type('ann');
+      await ann.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === false);
+      await ann.page.evaluate(idbWritesSettled, doc);
+      await ann.page.close({ runBeforeUnload: false });
+
+      // With no grace, the session ended when its last connection did: the reopened tab starts a new one, seeded
+      // from the host's copy (it saved Bob's edit) plus the edits Ann's kept state holds beyond its confirmed copy.
+      // Kept without Bob's edit, her offline text would be anchored on nothing and Bob's text would read as deleted.
+      own = await startServer({ dataDir, sessionGrace: 0, extraArgs: ['--port', String(port)] });
+      const again = await ann.context.newPage();
+      again.on('pageerror', (err) => ann.errors.push(`pageerror: ${err.message}`));
+      await again.goto(scene.demoUrl(textarea, { doc, user: 'Ann', text: 'base\nbob ' }));
+      await again.evaluate(() => window.waveStarted);
+      await again.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+      assert.equal(await value(again), 'base\nbob ann');
+    });
+  } finally {
+    await own.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 /**
  * Resolves once every IndexedDB write already started for `docId`'s databases has committed: IndexedDB runs
  * read/write transactions with overlapping scopes in the order they were created, across connections (IndexedDB 3.0,

@@ -116,7 +116,7 @@ export class Session {
     const persistence = this.opts.persistence;
     if (!persistence) return;
     this.loading = true;
-    const epoch = await openKept(persistence, this.doc, this.confirmed.doc).finally(() => {
+    const epoch = await openKept(persistence, this.doc, this.confirmed.doc, this.confirmedAtOnce).finally(() => {
       this.loading = false;
     });
     if (epoch === undefined || this.doc.store.clients.size === 0) return;
@@ -449,7 +449,7 @@ export class Session {
     if (keepClientId) this.awareness.setLocalState(null);
     this.confirmed = this.newConfirmedState();
     this.attachDoc();
-    if (epoch !== undefined) void this.opts.persistence?.reset(this.doc, this.confirmed.doc, epoch);
+    if (epoch !== undefined) void this.opts.persistence?.reset(this.doc, this.confirmed.doc, epoch, this.confirmedAtOnce);
   }
 
 
@@ -458,9 +458,17 @@ export class Session {
   /** True while a remote update is being applied: local transactions made meanwhile are Yjs' own cleanups. */
   private applyingRemote = false;
 
+  /** An update of the live doc that is not an edit of this user: the server's, applied with the session as origin. */
+  private isRemote(origin: unknown, tr: Y.Transaction): boolean {
+    return origin === this || !tr.local;
+  }
+
+  /** The updates `onDocUpdate` puts into the confirmed copy as they happen: offline persistence keeps them there only. */
+  private readonly confirmedAtOnce = (origin: unknown, tr: Y.Transaction): boolean => this.isRemote(origin, tr) || origin === SEED_ORIGIN;
+
   private readonly onDocUpdate = (update: Uint8Array, origin: unknown, _doc: Y.Doc, tr: Y.Transaction): void => {
     if (this.loading) return; // offline persistence replaying what it kept: neither an edit nor confirmed
-    if (origin === this || !tr.local) {
+    if (this.isRemote(origin, tr)) {
       this.confirmed.remote(update);
       this.opts.emit('content_changed', { source: 'remote' });
       return;
