@@ -211,6 +211,45 @@ it('[R3] a closed tab keeps the remote edits it had with its offline edit: once 
   }
 });
 
+it("[R3] a peer's edits are kept with the confirmed copy only: the live store is written for this user's own edits", async () => {
+  await withScene(browser, server, 'kept-once', async (scene) => {
+    const doc = freshDocId('kept');
+    // Counts the read/write IndexedDB transactions each database gets (y-indexeddb opens one per stored update).
+    const countWrites = `(() => {
+      const writes = (window.idbWrites = {});
+      const transaction = IDBDatabase.prototype.transaction;
+      IDBDatabase.prototype.transaction = function (stores, mode, ...rest) {
+        if (mode === 'readwrite') writes[this.name] = (writes[this.name] ?? 0) + 1;
+        return transaction.call(this, stores, mode, ...rest);
+      };
+    })();`;
+    const ann = await scene.open('Ann', textarea, { doc, text: 'base', initScript: countWrites });
+    const bob = await scene.open('Bob', textarea, { doc, text: 'base' });
+    await ann.page.evaluate(idbWritesSettled, doc);
+    const writes = () => ann.page.evaluate(() => ({ ...(window as unknown as { idbWrites: Record<string, number> }).idbWrites }));
+    const before = await writes();
+    const stores = Object.keys(before).filter((name) => name.includes(doc));
+    const live = stores.find((name) => !name.endsWith('#confirmed'));
+    const confirmed = stores.find((name) => name.endsWith('#confirmed'));
+    assert.ok(live && confirmed, `both stores written at start: ${JSON.stringify(before)}`);
+
+    await bob.page.locator('#editor').focus();
+    await bob.page.keyboard.press('End');
+    await bob.page.keyboard.type(' from bob', { delay: 20 });
+    await waitUntil(async () => (await value(ann.page)) === 'base from bob', { message: "Bob's edits reached Ann" });
+    const afterBob = await writes();
+    assert.equal(afterBob[live] ?? 0, before[live] ?? 0, `Bob's edits wrote Ann's live store: ${JSON.stringify({ before, afterBob })}`);
+    assert.ok((afterBob[confirmed] ?? 0) > (before[confirmed] ?? 0), `Bob's edits are kept in Ann's confirmed store: ${JSON.stringify({ before, afterBob })}`);
+
+    await ann.page.locator('#editor').focus();
+    await ann.page.keyboard.press('End');
+    await ann.page.keyboard.type('!');
+    await ann.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+    const afterAnn = await writes();
+    assert.ok((afterAnn[live] ?? 0) > (afterBob[live] ?? 0), `Ann's own edit is kept in her live store: ${JSON.stringify({ afterBob, afterAnn })}`);
+  });
+});
+
 /**
  * Resolves once every IndexedDB write already started for `docId`'s databases has committed: IndexedDB runs
  * read/write transactions with overlapping scopes in the order they were created, across connections (IndexedDB 3.0,
