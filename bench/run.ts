@@ -56,15 +56,25 @@ const latencySvg = join(dir, quick ? 'latency-quick.svg' : 'latency.svg');
 /**
  * `--merge`: run only the `--only` scenarios and put them into the last run's results (the others are kept), e.g.
  * to redo a scenario that failed or to add one; meta.merged records what was redone and when.
- * The last run's results come from results/raw/ when that run was made on this machine; otherwise (raw/ is not
- * committed) from latest.json, which holds every number but not the latency samples, so latency.svg is redrawn
- * only when every panel's samples are at hand (else the committed chart is kept and the notes say so).
+ * The last run's results come from results/raw/ when it holds latest.json's results (that run was made on this
+ * machine, and nothing ran since); otherwise (raw/ is not committed) from latest.json, which holds every number but
+ * not the latency samples, so latency.svg is redrawn only when every panel's samples are at hand (else the
+ * committed chart is kept and the notes say so).
  */
 const merge = argv.includes('--merge');
 const previous = reportOnly || merge ? (JSON.parse(readFileSync(join(dir, `${suffix}.json`), 'utf8')) as { meta: Record<string, unknown>; errors?: Record<string, string>; results: Results }) : null;
-const rawMissing = (reportOnly || merge) && !existsSync(rawFile);
-const results: Results = reportOnly || merge ? (rawMissing ? previous!.results : (JSON.parse(readFileSync(rawFile, 'utf8')) as Results)) : {};
-if (rawMissing) log(`${rawFile} not found: the other scenarios' numbers come from ${suffix}.json (no latency samples)`);
+/** Results as latest.json keeps them: without the latency samples. */
+const strip = (r: Results): Results =>
+  JSON.parse(JSON.stringify(r, (key, value: unknown) => (key === 'sample' || key === 'values' ? undefined : value))) as Results;
+/**
+ * raw/ is used only when it holds the very results of latest.json (with their samples): a run without `--merge`
+ * (e.g. `--only keystroke` to try something) rewrites raw/ with its scenarios alone, and latest.json may have been
+ * restored from git since.
+ */
+const raw = (reportOnly || merge) && existsSync(rawFile) ? (JSON.parse(readFileSync(rawFile, 'utf8')) as Results) : null;
+const rawMissing = (reportOnly || merge) && (raw === null || JSON.stringify(strip(raw)) !== JSON.stringify(previous!.results));
+const results: Results = reportOnly || merge ? (rawMissing ? previous!.results : raw!) : {};
+if (rawMissing) log(`${raw ? `${rawFile} holds other results than ${suffix}.json` : `${rawFile} not found`}: the other scenarios' numbers come from ${suffix}.json (no latency samples)`);
 if (merge && only) for (const name of only) delete (previous?.errors ?? {})[name];
 const errors: Record<string, string> = previous?.errors ?? {};
 /** A scenario that throws is reported (in the notes and latest.json) and the others still run. */
@@ -225,8 +235,6 @@ function writeOutputs(final: boolean): void {
   if (existsSync(analysisFile)) md += `\n${readFileSync(analysisFile, 'utf8')}`;
 
   mkdirSync(join(dir, 'raw'), { recursive: true });
-  const strip = (r: Results): unknown =>
-    JSON.parse(JSON.stringify(r, (key, value) => (key === 'sample' || key === 'values' ? undefined : value)));
   const json = { meta, targets: t, summaries, errors, runFailures, results: strip(results) };
   writeFileSync(join(dir, `${suffix}.json`), `${JSON.stringify(json, null, 2)}\n`);
   writeFileSync(join(dir, `${suffix}.md`), md);
