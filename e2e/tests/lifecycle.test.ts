@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { withScene } from '../lib/browser.ts';
+import { withScene, type Peer, type Scene } from '../lib/browser.ts';
 import { textarea } from '../lib/drivers.ts';
 import { startServer, type WaveServer } from '../lib/server.ts';
 import { freePort, freshDocId, waitUntil } from '../lib/util.ts';
@@ -141,22 +141,11 @@ it('[R3] offline edits survive a closed tab (IndexedDB) and are uploaded once wh
       await ann.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
 
       await own.stop();
-      await ann.page.waitForFunction(() => window.coedit!.getState() === 'offline');
-      await ann.page.keyboard.type('offline-edit');
-      await ann.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === false);
-      // y-indexeddb starts one IndexedDB transaction per update, synchronously, but a tab closed while they are in
-      // flight aborts them (a user closing the tab within milliseconds of typing). Wait until they have committed,
-      // then close the tab without any chance to flush more.
-      await ann.page.evaluate(idbWritesSettled, doc);
-      await ann.page.close({ runBeforeUnload: false });
+      await typeOfflineAndClose(ann, doc, 'offline-edit');
 
       own = await startServer(serverArgs);
       // The host reopens the document with its last saved copy (it never saw the offline edit).
-      const again = await ann.context.newPage();
-      again.on('pageerror', (err) => ann.errors.push(`pageerror: ${err.message}`));
-      await again.goto(scene.demoUrl(textarea, { doc, user: 'Ann', text: 'base\nonline ' }));
-      await again.evaluate(() => window.waveStarted);
-      await again.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+      const again = await reopen(scene, ann, doc, 'base\nonline ');
       assert.equal(await value(again), 'base\nonline offline-edit');
 
       const bob = await scene.open('Bob', textarea, { doc, text: 'stale' });
@@ -186,23 +175,15 @@ it('[R3] a closed tab keeps the remote edits it had with its offline edit: once 
       await bob.page.close({ runBeforeUnload: false });
 
       await own.stop();
-      await ann.page.waitForFunction(() => window.coedit!.getState() === 'offline');
       await ann.page.locator('#editor').focus();
       await ann.page.keyboard.press('Control+End');
-      await ann.page.keyboard.type('ann');
-      await ann.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === false);
-      await ann.page.evaluate(idbWritesSettled, doc);
-      await ann.page.close({ runBeforeUnload: false });
+      await typeOfflineAndClose(ann, doc, 'ann');
 
       // With no grace, the session ended when its last connection did: the reopened tab starts a new one, seeded
       // from the host's copy (it saved Bob's edit) plus the edits Ann's kept state holds beyond its confirmed copy.
       // Kept without Bob's edit, her offline text would be anchored on nothing and Bob's text would read as deleted.
       own = await startServer({ dataDir, sessionGrace: 0, extraArgs: ['--port', String(port)] });
-      const again = await ann.context.newPage();
-      again.on('pageerror', (err) => ann.errors.push(`pageerror: ${err.message}`));
-      await again.goto(scene.demoUrl(textarea, { doc, user: 'Ann', text: 'base\nbob ' }));
-      await again.evaluate(() => window.waveStarted);
-      await again.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+      const again = await reopen(scene, ann, doc, 'base\nbob ');
       assert.equal(await value(again), 'base\nbob ann');
     });
   } finally {
@@ -249,6 +230,30 @@ it("[R3] a peer's edits are kept with the confirmed copy only: the live store is
     assert.ok((afterAnn[live] ?? 0) > (afterBob[live] ?? 0), `Ann's own edit is kept in her live store: ${JSON.stringify({ afterBob, afterAnn })}`);
   });
 });
+
+/**
+ * Once `peer`'s page is offline, types `text` where its caret is, waits until the edit is pending and kept, and closes
+ * the tab. y-indexeddb starts one IndexedDB transaction per update, synchronously, but a tab closed while they are in
+ * flight aborts them (a user closing the tab within milliseconds of typing): the tab closes once they have committed,
+ * without any chance to flush more.
+ */
+async function typeOfflineAndClose(peer: Peer, doc: string, text: string): Promise<void> {
+  await peer.page.waitForFunction(() => window.coedit!.getState() === 'offline');
+  await peer.page.keyboard.type(text);
+  await peer.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === false);
+  await peer.page.evaluate(idbWritesSettled, doc);
+  await peer.page.close({ runBeforeUnload: false });
+}
+
+/** The host opens `doc` again in `peer`'s browser with `hostText` as its copy; resolves once the page is saved. */
+async function reopen(scene: Scene, peer: Peer, doc: string, hostText: string): Promise<Page> {
+  const page = await peer.context.newPage();
+  page.on('pageerror', (err) => peer.errors.push(`pageerror: ${err.message}`));
+  await page.goto(scene.demoUrl(textarea, { doc, user: peer.name, text: hostText }));
+  await page.evaluate(() => window.waveStarted);
+  await page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+  return page;
+}
 
 /**
  * Resolves once every IndexedDB write already started for `docId`'s databases has committed: IndexedDB runs
