@@ -128,6 +128,42 @@ function splitByRestore(words, restored) {
     return false;
   });
 }
+/**
+ * The items around a broken word, for the failure record: the author's items (any content, deleted too) whose
+ * clocks lie near the word's letters, in clock order, each with its place in the text's item list and the items
+ * right before and after it there: id, origin and right origin ("client:clock"), deleted or not, and the string,
+ * embed or format held ("collected": a deleted run whose content Yjs has dropped, its length). Shows who put what
+ * between the word's letters. The letters are looked for as the whole word, else as its longest piece, which may
+ * also be part of a longer word of the same author's ("ann11" in "ann113q").
+ */
+function itemsAround(word, client) {
+  var list = [];
+  for (var it = window.coedit.session.doc.getText('text')._start; it; it = it.right) list.push(it);
+  function id(x) { return x ? x.client + ':' + x.clock : null; }
+  function show(item, pos) {
+    if (!item) return null;
+    var c = item.content;
+    return { pos: pos, id: id(item.id), origin: id(item.origin), rightOrigin: id(item.rightOrigin), deleted: item.deleted,
+      content: typeof c.str === 'string' ? c.str : c.key !== undefined ? { format: c.key, value: c.value } : c.embed !== undefined ? { embed: c.embed } : c.len !== undefined ? { collected: c.len } : 'other' };
+  }
+  var mine = [];
+  list.forEach(function (item, pos) { if (item.id.client === client) mine.push({ item: item, pos: pos }); });
+  mine.sort(function (x, y) { return x.item.id.clock - y.item.id.clock; });
+  // The author's characters in clock order, each with its clock: the word's letters were typed one after another.
+  var chars = [], clocks = [];
+  mine.forEach(function (m) {
+    var s = m.item.content.str;
+    if (typeof s !== 'string') return;
+    for (var i = 0; i < s.length; i++) { chars.push(s[i]); clocks.push(m.item.id.clock + i); }
+  });
+  var str = chars.join(''), at = -1;
+  for (var len = word.length; len > 0 && at < 0; len--) for (var k = 0; k + len <= word.length && at < 0; k++) at = str.indexOf(word.slice(k, k + len));
+  if (at < 0) return [];
+  var lo = clocks[at] - 12, hi = clocks[at] + 40;
+  return mine.filter(function (m) { return m.item.id.clock + m.item.length > lo && m.item.id.clock < hi; }).map(function (m) {
+    return { item: show(m.item, m.pos), before: show(list[m.pos - 1], m.pos - 1), after: show(list[m.pos + 1], m.pos + 1) };
+  });
+}
 /** Undo through the editor's own command (what its toolbar button and keys run): the text before and after. */
 function undoOnce() {
   var before = root().textContent;
@@ -500,7 +536,11 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
     if (missing.length + doubled.length > 0) {
       mkdirSync(SHOTS_DIR, { recursive: true });
       // What each page recorded of undos (recordUndoRemovals), and the fuzz's operation log.
-      writeFileSync(join(SHOTS_DIR, `undo-${label}.json`), JSON.stringify({ clients, records, log }));
+      // The text's items around each missing word, read in the first page (all pages hold the same document).
+      const items = await Promise.all(
+        missing.map(async (w) => ({ word: w, items: typing.has(w) ? await rt(peers[0]!.page, `${OPS_JS}\nreturn itemsAround(${JSON.stringify(w)}, ${clients[names.indexOf(typing.get(w)!.author)]});`) : [] })),
+      );
+      writeFileSync(join(SHOTS_DIR, `undo-${label}.json`), JSON.stringify({ clients, records, log, items }));
     }
     result = { seed, missing, doubled, text, log };
     // The fuzzer built a real document, not an empty one.
