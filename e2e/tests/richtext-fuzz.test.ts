@@ -62,6 +62,14 @@ function deleteAcross(r1, r2, r3) {
 }
 /** Pastes \`html\` at a random boundary; returns the editor's text right after (the editor may drop some of it). */
 function paste(r1, r2, html) { caretAtBoundary(r1, r2); run('html', { html: html }); return root().textContent; }
+/** The text's items in list order, deleted ones included (Yjs internals: the \`Y.Text\`'s \`_start\`, then each \`right\`). */
+function textItems() {
+  var list = [];
+  for (var it = window.coedit.session.doc.getText('text')._start; it; it = it.right) list.push(it);
+  return list;
+}
+/** A Yjs ID as "client:clock"; null for none. */
+function idText(id) { return id ? id.client + ':' + id.clock : null; }
 /**
  * Records what undos removed (test instrumentation, reading Yjs internals: a transaction's delete set, the store's
  * items). \`window.__undo\` = { types, removed }: \`types\` are the IDs ("client:clock") of the nodes this page's undo
@@ -72,7 +80,6 @@ function paste(r1, r2, html) { caretAtBoundary(r1, r2); run('html', { html: html
 function recordUndoRemovals() {
   var doc = window.coedit.session.doc, manager = window.coedit.session.undo.manager;
   var rec = window.__undo = { types: [], removed: [], restored: [] };
-  function idOf(item) { return item.id.client + ':' + item.id.clock; }
   doc.on('afterTransaction', function (tr) {
     var own = tr.origin === manager;
     if (tr.local && !own) return;
@@ -87,10 +94,10 @@ function recordUndoRemovals() {
         for (var k = lo; k < structs.length && structs[k].id.clock < range.clock + range.len; k++) {
           var item = structs[k];
           if (!item.content) continue;
-          if (own && item.content.type) rec.types.push(idOf(item));
+          if (own && item.content.type) rec.types.push(idText(item.id));
           if (typeof item.content.str !== 'string') continue;
           var within = [];
-          for (var t = item.parent; t && t._item; t = t._item.parent) within.push(idOf(t._item));
+          for (var t = item.parent; t && t._item; t = t._item.parent) within.push(idText(t._item.id));
           rec.removed.push({ client: client, clock: item.id.clock, str: item.content.str, own: own, within: within, at: Date.now() });
         }
       });
@@ -107,8 +114,7 @@ function recordUndoRemovals() {
  * an undo of that deletion, however much later, lands inside the word (packages/client/test/undo.test.ts).
  */
 function splitByRestore(words, restored) {
-  var list = [];
-  for (var it = window.coedit.session.doc.getText('text')._start; it; it = it.right) list.push(it);
+  var list = textItems();
   function wasRestored(item) {
     return restored.some(function (r) { return r.client === item.id.client && item.id.clock < r.to && item.id.clock + item.length > r.from; });
   }
@@ -137,13 +143,11 @@ function splitByRestore(words, restored) {
  * also be part of a longer word of the same author's ("ann11" in "ann113q").
  */
 function itemsAround(word, client) {
-  var list = [];
-  for (var it = window.coedit.session.doc.getText('text')._start; it; it = it.right) list.push(it);
-  function id(x) { return x ? x.client + ':' + x.clock : null; }
+  var list = textItems();
   function show(item, pos) {
     if (!item) return null;
     var c = item.content;
-    return { pos: pos, id: id(item.id), origin: id(item.origin), rightOrigin: id(item.rightOrigin), deleted: item.deleted,
+    return { pos: pos, id: idText(item.id), origin: idText(item.origin), rightOrigin: idText(item.rightOrigin), deleted: item.deleted,
       content: typeof c.str === 'string' ? c.str : c.key !== undefined ? { format: c.key, value: c.value } : c.embed !== undefined ? { embed: c.embed } : c.len !== undefined ? { collected: c.len } : 'other' };
   }
   var mine = [];
