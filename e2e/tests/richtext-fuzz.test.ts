@@ -420,7 +420,7 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
     const firstLettersOf = (piece: string, w: string): boolean => {
       let k = 0;
       while (k < piece.length && k < w.length && piece[k] === w[k]) k++;
-      return k > 0 && k < w.length && (k === piece.length || !/\d/.test(piece[k]!));
+      return k > 0 && k < w.length && (k === piece.length || !/\d/.test(piece[k]!) || !/\d/.test(w[k]!));
     };
     /** `word` was deleted before `at` (ms, Node's clock) and no undo put it back after that deletion. */
     const goneBefore = (word: string, at: number): boolean => {
@@ -464,9 +464,12 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
         // deleter may see the piece up to a network delay after the typing ended. The piece may be glued to the
         // text after it ("annob0q": Ann's first letters typed right before Bob's "ob0q"): its first letters are the
         // word's, and then comes a letter where the word goes on with a digit (not another word of the same
-        // author's, "ann5"). Glued so, the piece can spell a word ("ann1q": Ann's "ann1", typed right before the
-        // "q" of a word Bob was typing there, deleted as a word by Cid); it is that piece, not the word, when the
-        // word it spells was already gone (deleted before, and not put back since).
+        // author's, "ann5"). Where the word goes on with a letter, inside its author's name, the piece is no other
+        // word of that author's (each spells the whole name), and any text may follow, digits too ("ci56q": Cid's
+        // "ci" typed right before "56q", what an earlier deletion had left of Ann's "ann56q"). Glued so, the piece
+        // can spell a word ("ann1q": Ann's "ann1", typed right before the "q" of a word Bob was typing there,
+        // deleted as a word by Cid); it is that piece, not the word, when the word it spells was already gone
+        // (deleted before, and not put back since).
         what: 'deleted while being typed',
         explains: (w) => {
           const typed = typing.get(w);
