@@ -420,7 +420,8 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
     const firstLettersOf = (piece: string, w: string): boolean => {
       let k = 0;
       while (k < piece.length && k < w.length && piece[k] === w[k]) k++;
-      return k > 0 && k < w.length && (k === piece.length || !/\d/.test(piece[k]!) || !/\d/.test(w[k]!));
+      // Diverging inside the author's name (no digit in the word up to there), the piece is no other word of theirs.
+      return k > 0 && k < w.length && (k === piece.length || !/\d/.test(piece[k]!) || !/\d/.test(w.slice(0, k + 1)));
     };
     /** `word` was deleted before `at` (ms, Node's clock) and no undo put it back after that deletion. */
     const goneBefore = (word: string, at: number): boolean => {
