@@ -129,21 +129,32 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
     let at = base + p;
     let i = p;
     let j = p;
-    for (const step of middle) {
-      if (step.n === 0) continue;
+    for (let k = 0; k < middle.length; ) {
+      const step = middle[k]!;
       if (step.kind === 0) {
         formatRange(i, j, step.n, at);
         at += step.n;
         i += step.n;
         j += step.n;
-      } else if (step.kind === -1) {
-        ytext.delete(at, step.n);
-        i += step.n;
-      } else {
-        insertUnits(j, j + step.n, at);
-        at += step.n;
-        j += step.n;
+        k++;
+        continue;
       }
+      // A change: the old units it removes and the new ones it adds, between two kept runs.
+      let removed = 0;
+      let added = 0;
+      for (; k < middle.length && middle[k]!.kind !== 0; k++) {
+        if (middle[k]!.kind === -1) removed += middle[k]!.n;
+        else added += middle[k]!.n;
+      }
+      // The new units go in right after the old ones, which are deleted after that ([RT-E7]): their Yjs origin is
+      // then the last old unit, not the unit before the change, which may be the last letter of a word a
+      // collaborator is still typing. Inserted there, they would race that word's next letter for the same origin
+      // (Yjs orders the two by client id) and could land inside the word.
+      insertUnits(j, j + added, at + removed);
+      if (removed > 0) ytext.delete(at, removed);
+      at += added;
+      i += removed;
+      j += added;
     }
     formatRange(old.length - s, next.length - s, s, at);
     if (tail) ytext.insert(base + next.length, '\n', { ...tail.attrs });

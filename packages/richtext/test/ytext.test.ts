@@ -127,6 +127,20 @@ describe('replaceLines ([RT-E2][RT-E3])', () => {
     assert.equal(renderText(docLines(a!.text)).replace(/\n/g, ''), 'abcdef');
   });
 
+  it('an editor command that puts a block break in place of the space after a word a collaborator is typing: the word stays whole', () => {
+    // A (client 1, ordered first by Yjs among inserts with one origin) has "cid11" of B's word; its editor turns
+    // the space after it into a block break, " xy" underlined (a format item right after "cid11"). B types the
+    // word's "q" meanwhile.
+    const net = new Net(2);
+    load(net, '<p>ab cid11<u> xy</u></p>');
+    const [a, b] = net.peers;
+    replaceLines(a!.text, 0, 1, [L('ab cid11'), { ops: [{ insert: 'xy', attributes: { underline: true } }], attrs: {} }], LOCAL);
+    b!.doc.transact(() => b!.text.insert(8, 'q', {}), LOCAL);
+    net.deliverAll(rng(11));
+    same(net);
+    assert.equal(renderText(docLines(a!.text)), 'ab cid11q\nxy');
+  });
+
   it('bounds make pasted text new even where it equals its neighbours: a concurrent delete of the old text leaves it whole', () => {
     const net = new Net(2);
     load(net, '<p>ab</p>');

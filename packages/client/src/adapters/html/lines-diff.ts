@@ -70,13 +70,15 @@ export function writeSplice(ytext: Y.Text, before: readonly Line[], after: reado
   const at = Math.max(0, abs.index - (caretOffset - p));
   const remove = Math.min(a.length - p - s, ytext.length - at);
   doc.transact(() => {
-    if (remove > 0) ytext.delete(at, remove);
-    let k = at;
+    // The composed units go in right after the ones they replace, which are deleted after that (wave-richtext
+    // [RT-E7]): a collaborator's word ending where the splice begins keeps its next letter.
+    let k = at + remove;
     for (const u of b.slice(p, b.length - s)) {
       if (typeof u.insert === 'string') ytext.insert(k, u.insert, { ...u.attrs });
       else ytext.insertEmbed(k, u.insert, { ...u.attrs });
       k++;
     }
+    if (remove > 0) ytext.delete(at, remove);
   }, origin);
   return at + b.length - s - p;
 }
