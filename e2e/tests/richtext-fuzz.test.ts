@@ -514,19 +514,23 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
         // word was being typed, so the word's next letters went after the deleted characters (a `Y.Text` insert skips
         // the deleted items to its right: yjs src/types/YText.js, `minimizeAttributeChanges`), and that peer's undo
         // put the text back before them (`redoItem`), between the word's first letters and the rest
-        // (packages/client/test/undo.test.ts). Later word deletions removed the two pieces as words of their own.
-        // The undo may come any time after the typing began: the deleted characters stay between the two parts of
-        // the word. Every letter went by a user's deletion: explained when an undo put words back after the word's
-        // typing began and the word is exactly a head and a tail that deletions made after that undo removed.
-        what: "split by a peer's undo, both pieces deleted later",
+        // (packages/client/test/undo.test.ts). Later word deletions removed the pieces as words of their own.
+        // The undo may come any time after the typing began: the deleted characters stay between the parts of the
+        // word. Every letter went by a user's deletion: explained when an undo put words back after the word's
+        // typing began and the word is exactly two or more pieces that deletions made after that undo removed.
+        what: "split by a peer's undo, the pieces deleted later",
         explains: (w) => {
           const t = typing.get(w);
           if (!t) return false;
           const undoAt = restores.filter((r) => r.at >= t.start).map((r) => r.at);
           if (undoAt.length === 0) return false;
           const later = new Set(deletions.filter((d) => d.end >= Math.min(...undoAt)).flatMap((d) => piecesOf(d.removed)));
-          for (let k = 1; k < w.length; k++) if (later.has(w.slice(0, k)) && later.has(w.slice(k))) return true;
-          return false;
+          // Two pieces or more: each letter typed right before deleted text went after it, so an undo that puts back
+          // several deleted runs, each before its original, can split the word in several places ("a" | "n" |
+          // "n75q" around three restored words).
+          const split = [true];
+          for (let k = 1; k <= w.length; k++) split[k] = [...Array(k).keys()].some((j) => split[j]! && (j > 0 || k < w.length) && later.has(w.slice(j, k)));
+          return split[w.length]!;
         },
       },
     ];
