@@ -19,6 +19,8 @@ export {
   isUpdateBearing,
 } from './messages.js';
 export { parseJsonSafely } from './json.js';
+export { decodeWholeUpdate } from './whole-update.js';
+export type { WholeUpdate } from './whole-update.js';
 export { DOC_FORMAT, TEXT_TYPE, META_MAP, META_REPLACED_KEY } from './doc-names.js';
 export type { Message, SyncMessage, HelloPayload, WelcomePayload, ErrorPayload, MessageTypeValue } from './messages.js';
 export {

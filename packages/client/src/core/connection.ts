@@ -24,13 +24,14 @@ export interface ConnectionEvents {
   hello(): HelloPayload;
   /** A decoded server message of the current socket, in arrival order. */
   message(message: Message): void;
-  /** A frame that does not decode: reported; the socket is closed (`BadMessage`) and `gone` follows. */
+  /** A frame this client cannot use (`reject`): reported once; `gone` follows with `rejected` true. */
   report(error: CoeditError): void;
   /**
-   * The current socket is gone: closed (`code`, `reason` from the close frame), failed to open, or given up on by
-   * the heartbeat (1006). `opened`: it had opened. Never called for a socket dropped with `drop`.
+   * The current socket is gone: closed (`code`, `reason` from the close frame), failed to open, given up on by the
+   * heartbeat (1006), or closed by this client for a frame it rejected (1006, `rejected`: already reported).
+   * `opened`: it had opened. Never called for a socket dropped with `drop`.
    */
-  gone(code: number, reason: string, opened: boolean): void;
+  gone(code: number, reason: string, opened: boolean, rejected: boolean): void;
   /**
    * Asked before each attempt (not after a token refresh it asked for): a promise when the token function must give
    * a fresh token first (the page was offline or asleep past the token's exp), else undefined.
@@ -124,7 +125,7 @@ export class Connection {
     try {
       socket = this.opts.socketFactory(this.opts.url);
     } catch (err) {
-      this.events.gone(1006, `could not open a WebSocket: ${(err as Error).message}`, false);
+      this.events.gone(1006, `could not open a WebSocket: ${(err as Error).message}`, false, false);
       return;
     }
     socket.binaryType = 'arraybuffer';
@@ -145,8 +146,7 @@ export class Connection {
       try {
         message = decodeMessage(bytes);
       } catch (err) {
-        this.events.report(new CoeditError('server_error', `the server sent a frame this client cannot read: ${(err as Error).message}`, false));
-        socket.close(CloseCode.BadMessage, 'bad frame');
+        this.reject(`the server sent a frame this client cannot read: ${(err as Error).message}`);
         return;
       }
       this.events.message(message);
@@ -154,7 +154,7 @@ export class Connection {
     socket.onclose = (ev) => {
       if (socket !== this.socket) return;
       this.socket = null;
-      this.events.gone(ev.code, ev.reason, opened);
+      this.events.gone(ev.code, ev.reason, opened, false);
     };
     socket.onerror = () => {
       /* onclose follows and carries the code */
@@ -168,6 +168,22 @@ export class Connection {
     socket.send(encodeMessage(message));
     this.lastSent = Date.now();
     return true;
+  }
+
+  /**
+   * The current socket carried a frame this client cannot use (RELIABILITY.md R10: truncated, of an unknown type, of
+   * a length past its bytes, an update that does not decode whole): one non-fatal `server_error` report, the socket
+   * closed (`BadMessage`, for the server's log) and forgotten, then `gone` (1006, `rejected`), so the session
+   * reconnects after its backoff as after any lost socket. The close is not waited for: a 4400 echoed by the server
+   * would read as the server refusing this client.
+   */
+  reject(detail: string): void {
+    const socket = this.socket;
+    if (!socket) return;
+    this.socket = null;
+    this.events.report(new CoeditError('server_error', detail, false));
+    if (socket.readyState <= SOCKET_OPEN) socket.close(CloseCode.BadMessage, 'bad frame');
+    this.events.gone(1006, 'bad frame', true, true);
   }
 
   /** Forgets the socket (no `gone` for it) and closes it unless it is closing already. */
@@ -186,7 +202,7 @@ export class Connection {
     if (socket && socket.readyState === SOCKET_CONNECTING && now - this.startedAt > CONNECT_TIMEOUT_MS) {
       // TCP accepted but the upgrade never answered (a frozen server or proxy): give up on this attempt.
       this.socket = null;
-      this.events.gone(1006, 'connection attempt timed out', false);
+      this.events.gone(1006, 'connection attempt timed out', false, false);
       socket.close();
       return;
     }
@@ -195,7 +211,7 @@ export class Connection {
       // The socket looks open but nothing arrives (server frozen, network gone silently): drop it.
       this.socket = null;
       socket.close(CloseCode.Normal, 'heartbeat timeout');
-      this.events.gone(1006, 'heartbeat timeout', true);
+      this.events.gone(1006, 'heartbeat timeout', true, false);
       return;
     }
     if (now - this.lastSent > PING_AFTER_MS || now - this.lastReceived > PING_AFTER_MS) this.send({ type: MessageType.Ping });

@@ -6,7 +6,7 @@
  */
 import * as Y from 'yjs';
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
-import { CloseCode, DOC_FORMAT, MessageType, PROTOCOL_VERSION, SERVER_ERRORS, SyncStep, errorCodeForClose } from 'wave-protocol';
+import { CloseCode, DOC_FORMAT, MessageType, PROTOCOL_VERSION, SERVER_ERRORS, SyncStep, decodeWholeUpdate, errorCodeForClose } from 'wave-protocol';
 import { META_MAP, META_REPLACED_KEY, type ErrorCode, type HelloPayload, type Message, type WelcomePayload } from 'wave-protocol';
 import { AckTracker } from './ack-tracker.js';
 import { ConfirmedState } from './confirmed.js';
@@ -90,7 +90,7 @@ export class Session {
       hello: () => this.hello(),
       message: (message) => this.handle(message),
       report: (error) => this.report(error),
-      gone: (code, reason, opened) => this.onSocketGone(code, reason, opened),
+      gone: (code, reason, opened, rejected) => this.onSocketGone(code, reason, opened, rejected),
       refreshToken: () => this.token.refreshBeforeReconnect(),
     });
     this.attachDoc();
@@ -179,7 +179,7 @@ export class Session {
   networkLost(): void {
     if (this.lifecycle.stopped || !this.connection.active) return;
     this.connection.drop(CloseCode.Normal, 'network offline');
-    this.onSocketGone(1006, 'the browser reports no network', true);
+    this.onSocketGone(1006, 'the browser reports no network', true, false);
   }
 
   // ---- connection ----
@@ -208,8 +208,11 @@ export class Session {
     if (this.connection.send(message)) this.tracker.sent();
   }
 
-  /** The socket is gone (the connection has forgotten it): a fatal close stops the session, any other reconnects. */
-  private onSocketGone(code: number, reason: string, opened: boolean): void {
+  /**
+   * The socket is gone (the connection has forgotten it): a fatal close stops the session, any other reconnects.
+   * `rejected`: this client closed it for a frame it could not use, already reported (one `error` event, R10).
+   */
+  private onSocketGone(code: number, reason: string, opened: boolean, rejected: boolean): void {
     this.tracker.connectionLost();
     // Read before the peers are dropped: the clients of this document that lose the server together spread their
     // attempts evenly by their rank among the peers each of them saw (R1).
@@ -226,7 +229,7 @@ export class Session {
     }
     const { changed, newOutage } = this.lifecycle.connectionLost();
     if (changed) this.emitStatus();
-    if (newOutage) {
+    if (newOutage && !rejected) {
       const detail = opened
         ? `connection to the Wave server lost (${code}${reason ? ` ${reason}` : ''}); reconnecting`
         : `could not connect to the Wave server at ${this.opts.wsUrl} (is it running, and is this page's origin allowed for the apiKey?); retrying`;
@@ -267,6 +270,14 @@ export class Session {
             this.sendUpdateBearing({ type: MessageType.Sync, step: SyncStep.Step2, update: Y.encodeStateAsUpdate(this.doc, message.stateVector) });
           }
         } else {
+          // Decoded whole before it is applied: Yjs would apply the structs of an update cut short in its delete set,
+          // then throw (R10: a bad frame leaves the document as it was).
+          try {
+            decodeWholeUpdate(message.update);
+          } catch (err) {
+            this.connection.reject(`the server sent an update this client cannot read: ${(err as Error).message}`);
+            return;
+          }
           if (this.bound) this.opts.binding.flushLocal?.();
           this.applyingRemote = true;
           try {
@@ -279,7 +290,12 @@ export class Session {
         }
         break;
       case MessageType.Awareness:
-        applyAwarenessUpdate(this.awareness, message.update, this);
+        try {
+          applyAwarenessUpdate(this.awareness, message.update, this);
+        } catch (err) {
+          // Presence is ephemeral: the entries read before the bad bytes stay until the next renewal replaces them.
+          this.connection.reject(`the server sent presence this client cannot read: ${(err as Error).message}`);
+        }
         break;
       case MessageType.Ack:
         if (this.tracker.acked(message.count)) {

@@ -36,6 +36,11 @@ export class StringEditor implements DocBinding {
     this.text = initial;
   }
 
+  /** The bound document's state vector (empty when unbound): it changes with every struct the document takes. */
+  stateVector(): Uint8Array {
+    return this.doc ? Y.encodeStateVector(this.doc) : new Uint8Array();
+  }
+
   /** What the editor shows. */
   get value(): string {
     if (this.stale && this.ytext) {

@@ -93,6 +93,15 @@ export class ClientLink {
     this.current = null;
   }
 
+  /**
+   * Hands `bytes` to the session as a frame of the current socket, as a hostile server or a broken proxy would send
+   * them (RELIABILITY.md R10): the real server never sends such frames, so they are made here.
+   */
+  deliver(bytes: Uint8Array): void {
+    if (!this.current) throw new Error(`${this.name} has no socket to deliver to`);
+    this.current.onmessage?.({ data: bytes.slice().buffer });
+  }
+
   /** While true, every new connection attempt fails at once (the client is offline). */
   refuse(on: boolean): void {
     this.refusing = on;

@@ -11,6 +11,7 @@
  * message so that the event loop stays responsive (≤ 50 ms per message on this class of machine).
  */
 import * as Y from 'yjs';
+import { decodeWholeUpdate, type WholeUpdate } from 'wave-protocol';
 import { AnchorCheck } from './anchor-check.js';
 import { CycleError, DEFAULT_DEPTH_LIMITS, TypeLevels, jsonValuesOf, valueDepth } from './depth-check.js';
 import { docClock } from './doc-clock.js';
@@ -126,40 +127,15 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
   return { changes, structs: structs.length };
 }
 
-export interface Decoded {
-  structs: DecodedStruct[];
-  ds: { clients: Map<number, Array<{ clock: number; len: number }>> };
-}
+export type Decoded = WholeUpdate;
 
-/**
- * Yjs' v1 update decoder, remembering the last one made: `Y.decodeUpdateV2` takes a decoder class, and the position
- * its byte reader reached tells where the update ended. Decoding is synchronous, so `last` is the current one.
- */
-class EndTrackingDecoder extends Y.UpdateDecoderV1 {
-  static last: EndTrackingDecoder | undefined;
-  constructor(decoder: ConstructorParameters<typeof Y.UpdateDecoderV1>[0]) {
-    super(decoder);
-    EndTrackingDecoder.last = this;
-  }
-}
-
-/**
- * `Y.decodeUpdate`, refusing bytes after the update's end: Yjs ignores them, and a room relays a message's update
- * as it was sent, so they would reach every peer unchecked.
- */
+/** `decodeWholeUpdate` (wave-protocol), its errors as `UpdateRejected` (malformed). */
 export function decodeWhole(update: Uint8Array): Decoded {
-  EndTrackingDecoder.last = undefined;
-  let decoded: Decoded;
   try {
-    decoded = Y.decodeUpdateV2(update, EndTrackingDecoder as unknown as typeof Y.UpdateDecoderV2) as unknown as Decoded;
+    return decodeWholeUpdate(update);
   } catch (error) {
-    throw new UpdateRejected(`update does not decode: ${(error as Error).message}`, true);
+    throw new UpdateRejected((error as Error).message, true);
   }
-  const reader = EndTrackingDecoder.last as unknown as { restDecoder: { pos: number } } | undefined;
-  EndTrackingDecoder.last = undefined;
-  const end = reader?.restDecoder.pos ?? update.length;
-  if (end !== update.length) throw new UpdateRejected(`update has ${update.length - end} bytes after its end`, true);
-  return decoded;
 }
 
 /** Refuses JSON-like values and shared types nested deeper than `limits` (depth-check.ts). */
