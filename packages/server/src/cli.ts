@@ -40,7 +40,7 @@ start:
   --secret-key-file F master key sealing the key secrets (env WAVE_SECRET_KEY_FILE; default secret.key next to
                       the SQLite file, ./data/secret.key for Postgres; created with mode 0600 when missing)
   --max-users N                 connections per document unless the key sets its own (default 256)
-  --max-frame-bytes B           largest WebSocket frame, close 1009 (default 1048576)
+  --max-frame-bytes B           largest WebSocket frame, close 1009 (default 4194304)
   --max-document-bytes B        largest document, document_too_large / 4413 (default 16777216)
   --max-updates-per-second N    per connection, burst 1 s worth, rate_limited / 4429 (default 400)
   --max-messages-per-second N   per connection, any type, burst 2x, rate_limited / 4429 (default 500)

@@ -39,7 +39,8 @@ import { KeyGuard } from './ws/key-guard.js';
 export interface ServerLimits {
   /**
    * Largest WebSocket frame accepted. ws defaults to 100 MiB, which lets any client make the server allocate
-   * 100 MiB per frame (RELIABILITY.md S7); 1 MiB still carries a 1 MB paste as one update (R9).
+   * 100 MiB per frame (RELIABILITY.md S7). A 1 MB paste is one update (R9) of more than 1 MB in a rich-text editor:
+   * each line it makes is a block break with its block attributes, so 4 MiB.
    */
   maxPayloadBytes: number;
   /** P2: the Hello deadline. */
@@ -99,7 +100,7 @@ export interface ServerLimits {
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
-  maxPayloadBytes: 1024 * 1024,
+  maxPayloadBytes: 4 * 1024 * 1024,
   helloTimeoutMs: 10_000,
   maxQueuedMessages: 1_000,
   maxUsersPerDoc: 256,

@@ -9,6 +9,7 @@ import type { InProcessServer } from './helpers/in-process.js';
 import { TestClient, messagesOfType } from './helpers/test-client.js';
 import { deleteRangeUpdate, embedUpdate, ownFutureUpdate } from './helpers/hostile-updates.js';
 import { COMPACT_AFTER_BYTES } from '../src/rooms/compaction.js';
+import { DEFAULT_LIMITS } from '../src/server.js';
 
 const HELLO_TIMEOUT_MS = 300;
 
@@ -240,7 +241,7 @@ describe('protocol (in-process server)', () => {
     it('closes 1009 on a frame over maxPayload', async () => {
       const client = await connect({ docId: newDoc(), seedText: 'x' });
       await client.waitSynced();
-      client.send({ type: MessageType.Sync, step: SyncStep.Update, update: new Uint8Array(1024 * 1024 + 1) });
+      client.send({ type: MessageType.Sync, step: SyncStep.Update, update: new Uint8Array(DEFAULT_LIMITS.maxPayloadBytes + 1) });
       const closed = await client.waitClosed();
       assert.equal(closed.code, 1009);
     });

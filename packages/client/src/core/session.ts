@@ -30,6 +30,8 @@ export type { DocBinding, PresenceState, SessionEvents, SessionOptions, SessionS
 const HEARTBEAT_TICK_MS = 5_000;
 /** `stop()` waits at most this long for pending edits to be acked before closing (API.md: bounded wait). */
 const STOP_FLUSH_MS = 3_000;
+/** The end of a `document_too_large` error's detail: what became of the edits the server did not take. */
+const DISCARDED = 'the edits not saved yet are not stored and were dropped from the offline copy; the session stopped (reload to go on with the shared document)';
 
 export class Session {
   private doc = new Y.Doc();
@@ -224,7 +226,10 @@ export class Session {
       ? SERVER_ERRORS[errorCode as keyof typeof SERVER_ERRORS]
       : undefined;
     if (serverError?.fatal && errorCode) {
-      this.fail(new CoeditError(errorCode, reason || `the server closed the connection (${code})`, true));
+      const detail = errorCode === 'document_too_large'
+        ? `the server refused an edit over its size limit (${code}${reason ? ` ${reason}` : ''}), a paste too large for instance: ${DISCARDED}`
+        : reason || `the server closed the connection (${code})`;
+      this.fail(new CoeditError(errorCode, detail, true));
       return;
     }
     const { changed, newOutage } = this.lifecycle.connectionLost();
@@ -593,8 +598,10 @@ export class Session {
     if (this.welcome?.permission === 'read') this.opts.binding.setReadOnly?.(false);
     this.opts.binding.unbind();
     this.bound = false;
-    // Everything stored on the server: nothing to keep offline. Else keep it for the next page load (R3).
-    if (this.tracker.pending === 0) void this.opts.persistence?.clear();
+    // Everything stored on the server: nothing to keep offline. Else keep it for the next page load (R3), unless the
+    // server refused it for its size: sent again at every load, it would be refused again, and the document could
+    // not be opened in this browser any more (R9).
+    if (this.tracker.pending === 0 || error?.code === 'document_too_large') void this.opts.persistence?.clear();
     else this.opts.persistence?.close();
     this.detachDoc();
     this.presence.stopped();
