@@ -31,7 +31,7 @@ const HEARTBEAT_TICK_MS = 5_000;
 /** `stop()` waits at most this long for pending edits to be acked before closing (API.md: bounded wait). */
 const STOP_FLUSH_MS = 3_000;
 /** The end of a `document_too_large` error's detail: what became of the edits the server did not take. */
-const DISCARDED = 'the edits not saved yet are not stored and were dropped from the offline copy; the session stopped (reload to go on with the shared document)';
+const DISCARDED = 'the edits not saved yet are not stored, nor kept offline; the session stopped (reload to go on with the shared document)';
 
 export class Session {
   private doc = new Y.Doc();
