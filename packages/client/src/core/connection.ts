@@ -4,7 +4,8 @@
  * up on a socket that stops answering, and reconnects after a capped, jittered backoff (backoff.ts). Every socket it
  * forgets is forgotten for good: its later events are ignored, so at most one socket ever reaches the session.
  */
-import { CloseCode, MessageType, decodeMessage, encodeMessage, type HelloPayload, type Message } from 'wave-protocol';
+import * as Y from 'yjs';
+import { CloseCode, MessageType, SyncStep, decodeMessage, decodeWholeUpdate, encodeMessage, type HelloPayload, type Message } from 'wave-protocol';
 import { Backoff } from './backoff.js';
 import { CoeditError } from './errors.js';
 import { SOCKET_CONNECTING, SOCKET_OPEN, frameBytes, type SocketFactory, type SocketLike } from './socket.js';
@@ -18,6 +19,17 @@ const PING_AFTER_MS = 15_000;
 const DEAD_AFTER_MS = 35_000;
 /** A connection attempt not open after this long is abandoned and retried (a server that accepts TCP but hangs). */
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Throws unless a Sync message's payload decodes whole: a state vector, or an update (`decodeWholeUpdate`). Yjs
+ * applies the structs of an update cut short in its delete set and then throws, and throws on a state vector cut
+ * short while encoding the reply: checked here, a bad frame never reaches the document (R10).
+ */
+function checkSyncPayload(message: Message): void {
+  if (message.type !== MessageType.Sync) return;
+  if (message.step === SyncStep.Step1) Y.decodeStateVector(message.stateVector);
+  else decodeWholeUpdate(message.update);
+}
 
 export interface ConnectionEvents {
   /** The socket opened: the Hello to send on it. */
@@ -145,6 +157,7 @@ export class Connection {
       let message: Message;
       try {
         message = decodeMessage(bytes);
+        checkSyncPayload(message);
       } catch (err) {
         this.reject(`the server sent a frame this client cannot read: ${(err as Error).message}`);
         return;
@@ -172,7 +185,7 @@ export class Connection {
 
   /**
    * The current socket carried a frame this client cannot use (RELIABILITY.md R10: truncated, of an unknown type, of
-   * a length past its bytes, an update that does not decode whole): one non-fatal `server_error` report, the socket
+   * a length past its bytes, a state vector or an update that does not decode whole, presence that does not decode): one non-fatal `server_error` report, the socket
    * closed (`BadMessage`, for the server's log) and forgotten, then `gone` (1006, `rejected`), so the session
    * reconnects after its backoff as after any lost socket. The close is not waited for: a 4400 echoed by the server
    * would read as the server refusing this client.

@@ -6,7 +6,7 @@
  */
 import * as Y from 'yjs';
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
-import { CloseCode, DOC_FORMAT, MessageType, PROTOCOL_VERSION, SERVER_ERRORS, SyncStep, decodeWholeUpdate, errorCodeForClose } from 'wave-protocol';
+import { CloseCode, DOC_FORMAT, MessageType, PROTOCOL_VERSION, SERVER_ERRORS, SyncStep, errorCodeForClose } from 'wave-protocol';
 import { META_MAP, META_REPLACED_KEY, type ErrorCode, type HelloPayload, type Message, type WelcomePayload } from 'wave-protocol';
 import { AckTracker } from './ack-tracker.js';
 import { ConfirmedState } from './confirmed.js';
@@ -275,14 +275,6 @@ export class Session {
             this.sendUpdateBearing({ type: MessageType.Sync, step: SyncStep.Step2, update: Y.encodeStateAsUpdate(this.doc, message.stateVector) });
           }
         } else {
-          // Decoded whole before it is applied: Yjs would apply the structs of an update cut short in its delete set,
-          // then throw (R10: a bad frame leaves the document as it was).
-          try {
-            decodeWholeUpdate(message.update);
-          } catch (err) {
-            this.connection.reject(`the server sent an update this client cannot read: ${(err as Error).message}`);
-            return;
-          }
           if (this.bound) this.opts.binding.flushLocal?.();
           this.applyingRemote = true;
           try {

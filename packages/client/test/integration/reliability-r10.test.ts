@@ -1,10 +1,10 @@
 /**
  * RELIABILITY.md R10: frames a hostile server (or a broken proxy) could send — cut short, of an unknown type, with a
- * length past their bytes, an update that does not decode whole, presence that does not decode. Real `Session`
- * cores over real WebSockets against the real server process; the hostile frames are handed to the session at its
- * socket (`ClientLink.deliver`), because the real server never sends them. Each must give one non-fatal `error`
- * event, leave the local document as it was, and end in a reconnect that syncs again; editing goes on afterwards.
- * The long-task bar of R10 is a timing and is not asserted here (STYLE: numbers live in the bench).
+ * length past their bytes, a state vector or an update that does not decode whole, presence that does not decode.
+ * Real `Session` cores over real WebSockets against the real server process; the hostile frames are handed to the
+ * session at its socket (`ClientLink.deliver`), because the real server never sends them. Each must give one
+ * non-fatal `error` event, leave the local document as it was, and end in a reconnect that syncs again; editing goes
+ * on afterwards. The long-task bar of R10 is a timing and is not asserted here (STYLE: numbers live in the bench).
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +50,7 @@ function hostileFrames(): Array<{ name: string; frame: Uint8Array }> {
     // Yjs would integrate the structs ("hello") of an update cut short in its delete set, then throw.
     { name: 'an update cut short in its delete set', frame: syncUpdate(update.subarray(0, update.length - 1)) },
     { name: 'an update with bytes after its end', frame: syncUpdate(new Uint8Array([...update, 0, 0])) },
+    { name: 'a state vector cut short', frame: encodeMessage({ type: MessageType.Sync, step: SyncStep.Step1, stateVector: new Uint8Array([1, 0x80]) }) },
     { name: 'presence that does not decode', frame: encodeMessage({ type: MessageType.Awareness, update: new Uint8Array([5, 1]) }) },
   ];
 }

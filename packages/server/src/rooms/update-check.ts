@@ -127,14 +127,12 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
   return { changes, structs: structs.length };
 }
 
-export type Decoded = WholeUpdate;
-
 /**
  * `decodeWholeUpdate` (wave-protocol), its errors as `UpdateRejected` (malformed). Bytes after the update's end are
  * refused too: Yjs ignores them, and a room relays a message's update as it was sent, so they would reach every peer
  * unchecked.
  */
-export function decodeWhole(update: Uint8Array): Decoded {
+export function decodeWhole(update: Uint8Array): WholeUpdate {
   try {
     return decodeWholeUpdate(update);
   } catch (error) {
