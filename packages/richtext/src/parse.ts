@@ -34,7 +34,17 @@ export interface ParseOptions {
   dialect?: HtmlDialect;
   /** Id for a new table row (`table` attribute) or multi-line cell (`cell`); unique in the document. */
   newId?: (kind: 'row' | 'cell') => string;
+  /**
+   * Called for every point of the tree that the parser reads, in document order: each offset in a text node (0 to
+   * its length, UTF-16 units) and each child boundary of an element whose children it reads. `line` is the index in
+   * the result of the line that a character inserted at that point would be in, and `unit` its offset in that line
+   * (`Y.Text` units), as if nothing followed the point: a collapsible space before it is kept, a trailing break not
+   * dropped. Points inside what is never read (dropped or skipped elements, `<br>`, `<img>`) are not reported.
+   */
+  onPoint?: PointSink;
 }
+
+export type PointSink = (node: HtmlNode, offset: number, line: number, unit: number) => void;
 
 const ELEMENT = 1;
 const TEXT = 3;
@@ -128,17 +138,61 @@ interface Ctx {
 }
 
 const SPACE_MARK = '\u0001';
+const ZERO_WIDTH = /[\u200b\ufeff]/g;
+const isZeroWidth = (c: string): boolean => c === '\u200b' || c === '\ufeff';
+const isCollapsible = (c: string): boolean => c === ' ' || c === '\t' || c === '\n' || c === '\r';
 
 class Reader {
   readonly lines: Line[] = [];
   /** The line being read: its ops (no-break spaces kept as U+00A0 until `flush`) and its context. */
   cur: { ops: Op[]; ctx: Ctx } | null = null;
+  /**
+   * For `onPoint`, what `flush` will keep of the line being read so far: its units, a collapsible space at its end
+   * counted (a character after it keeps it); whether the last source character was collapsible whitespace (or the
+   * line is at its start or after a break, where whitespace collapses away); whether the last unit kept is such a
+   * space (a break trims it). Kept only while `onPoint` is set.
+   */
+  private units = 0;
+  private prevSpace = true;
+  private trailingSpace = false;
 
-  constructor(readonly dialect: HtmlDialect, readonly newId: (kind: 'row' | 'cell') => string) {}
+  constructor(
+    readonly dialect: HtmlDialect,
+    readonly newId: (kind: 'row' | 'cell') => string,
+    private readonly onPoint?: PointSink,
+  ) {}
 
   open(ctx: Ctx): Op[] {
-    if (!this.cur) this.cur = { ops: [], ctx };
+    if (!this.cur) {
+      this.cur = { ops: [], ctx };
+      this.units = 0;
+      this.prevSpace = true;
+      this.trailingSpace = false;
+    }
     return this.cur.ops;
+  }
+
+  /** Reports the point (node, offset): where a character inserted there would land. */
+  private point(node: HtmlNode, offset: number): void {
+    this.onPoint?.(node, offset, this.lines.length, this.cur ? this.units : 0);
+  }
+
+  /** Counts `n` units that `flush` keeps as they are (characters of a code line, an embed, alternative text). */
+  private kept(n: number): void {
+    this.units += n;
+    this.prevSpace = false;
+    this.trailingSpace = false;
+  }
+
+  /** Counts one source character of a text outside code, as `cleanSpaces` will keep it. */
+  private sourceChar(c: string): void {
+    if (isZeroWidth(c)) return;
+    if (!isCollapsible(c)) return this.kept(1);
+    if (!this.prevSpace) {
+      this.units++;
+      this.trailingSpace = true;
+    }
+    this.prevSpace = true;
   }
 
   /** Ends the line being read, if any; `force` ends an empty one too (an empty paragraph is a line). */
@@ -184,7 +238,7 @@ class Reader {
   }
 
   walk(node: HtmlNode, ctx: Ctx, marks: Marks): void {
-    if (node.nodeType === TEXT) return this.text(node.data ?? '', ctx, marks);
+    if (node.nodeType === TEXT) return this.text(node, ctx, marks);
     if (node.nodeType !== ELEMENT) return;
     const tag = tagOf(node);
     if (DROPPED.has(tag) || this.dialect.skip(node)) return;
@@ -193,7 +247,13 @@ class Reader {
       // In a code block a line break ends the code line, as a "\n" there does ([RT-C1]): Froala and TinyMCE spell
       // Enter in a `<pre>` as `<br>`, and a code line holds no break (Quill's code block cannot show one).
       if (ctx.code) this.flush(true, ctx);
-      else this.open(ctx).push({ insert: { break: true } });
+      else {
+        this.open(ctx).push({ insert: { break: true } });
+        // `cleanSpaces` trims a collapsible space before a break; after it, whitespace collapses as at a line's start.
+        if (this.trailingSpace) this.units--;
+        this.kept(1);
+        this.prevSpace = true;
+      }
       return;
     }
     if (tag === 'img') return this.image(node, ctx, marks);
@@ -216,25 +276,63 @@ class Reader {
 
   children(node: HtmlNode, ctx: Ctx, marks: Marks): void {
     const kids = node.childNodes;
-    for (let i = 0; i < kids.length; i++) this.walk(kids[i]!, ctx, marks);
+    for (let i = 0; i < kids.length; i++) {
+      if (this.onPoint) this.point(node, i);
+      this.walk(kids[i]!, ctx, marks);
+    }
+    if (this.onPoint) this.point(node, kids.length);
   }
 
-  text(raw: string, ctx: Ctx, marks: Marks): void {
-    const text = raw.replace(/[\u200b\ufeff]/g, '');
-    if (text === '') return;
-    if (ctx.code) {
-      // Kept as is, but a no-break space is a plain space here too ([RT-H5]): an editor that turns a paragraph into
-      // a code block keeps the paragraph's no-break spaces, and the document holds plain spaces only.
-      const parts = text.replace(/\r\n?/g, '\n').replace(/\u00a0/g, ' ').split('\n');
-      parts.forEach((part, i) => {
-        if (i > 0) this.flush(true, ctx);
-        if (part !== '') pushText(this.open(ctx), part, marks);
-      });
+  text(node: HtmlNode, ctx: Ctx, marks: Marks): void {
+    const raw = node.data ?? '';
+    if (ctx.code) return this.codeText(node, raw, ctx, marks);
+    const text = raw.replace(ZERO_WIDTH, '');
+    // Whitespace between blocks is source formatting, not content ([RT-H5]).
+    if (text === '' || (!this.cur && /^[ \t\n\r]*$/.test(text))) {
+      if (this.onPoint) for (let i = 0; i <= raw.length; i++) this.point(node, i);
       return;
     }
-    // Whitespace between blocks is source formatting, not content ([RT-H5]).
-    if (!this.cur && /^[ \t\n\r]*$/.test(text)) return;
-    pushText(this.open(ctx), text.replace(/[ \t\n\r]/g, SPACE_MARK), marks);
+    const ops = this.open(ctx);
+    if (this.onPoint) {
+      for (let i = 0; i < raw.length; i++) {
+        this.point(node, i);
+        this.sourceChar(raw[i]!);
+      }
+      this.point(node, raw.length);
+    }
+    pushText(ops, text.replace(/[ \t\n\r]/g, SPACE_MARK), marks);
+  }
+
+  /**
+   * Text in a code block: kept as is, each line break (`\n`, `\r\n` or `\r`) ending the code line, but a no-break space
+   * is a plain space here too ([RT-H5]): an editor that turns a paragraph into a code block keeps the paragraph's
+   * no-break spaces, and the document holds plain spaces only.
+   */
+  private codeText(node: HtmlNode, raw: string, ctx: Ctx, marks: Marks): void {
+    let run = '';
+    let afterCr = false;
+    const push = (): void => {
+      if (run === '') return;
+      pushText(this.open(ctx), run, marks);
+      this.kept(run.length);
+      run = '';
+    };
+    for (let i = 0; i < raw.length; i++) {
+      if (this.onPoint) this.onPoint(node, i, this.lines.length, (this.cur ? this.units : 0) + run.length);
+      const c = raw[i]!;
+      if (isZeroWidth(c)) continue;
+      if (c === '\n' && afterCr) {
+        afterCr = false;
+        continue;
+      }
+      afterCr = c === '\r';
+      if (c === '\r' || c === '\n') {
+        push();
+        this.flush(true, ctx);
+      } else run += c === '\u00a0' ? ' ' : c;
+    }
+    if (this.onPoint) this.onPoint(node, raw.length, this.lines.length, (this.cur ? this.units : 0) + run.length);
+    push();
   }
 
   image(node: HtmlNode, ctx: Ctx, marks: Marks): void {
@@ -242,7 +340,10 @@ class Reader {
     if (src === null) {
       // An image without a safe source: its alternative text is the content ([RT-X2]).
       const alt = attr(node, 'alt');
-      if (alt) pushText(this.open(ctx), alt, marks);
+      if (alt) {
+        pushText(this.open(ctx), alt, marks);
+        this.kept(alt.length);
+      }
       return;
     }
     const raw: Record<string, unknown> = {};
@@ -253,6 +354,7 @@ class Reader {
     const attributes = { ...marks, ...sanitizeImageAttrs(raw) };
     const op: Op = Object.keys(attributes).length > 0 ? { insert: { image: src }, attributes } : { insert: { image: src } };
     this.open(ctx).push(op);
+    this.kept(1);
   }
 
   block(node: HtmlNode, tag: string, ctx: Ctx, marks: Marks): void {
@@ -404,7 +506,7 @@ export function randomId(kind: 'row' | 'cell'): string {
 
 /** The lines of the content of `root` (its children; `root` itself is not read). */
 export function parseHtml(root: HtmlNode, options: ParseOptions = {}): Line[] {
-  const reader = new Reader(options.dialect ?? EDITOR_DIALECT, options.newId ?? randomId);
+  const reader = new Reader(options.dialect ?? EDITOR_DIALECT, options.newId ?? randomId, options.onPoint);
   const ctx: Ctx = { code: false, quote: 0, list: null, inItem: false, table: null, nestedTable: false };
   reader.children(root, ctx, {});
   reader.flush();
