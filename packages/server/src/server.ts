@@ -58,7 +58,7 @@ export interface ServerLimits {
   bytesPerSecond: number;
   /** Largest document (encoded state), checked before an update is applied (`document_too_large`, 4413). */
   maxDocumentBytes: number;
-  /** Structs one update may carry (bounds the work of one message, S9). */
+  /** Structs one update may carry (bounds the work of one message; `document_too_large`, 4413). */
   maxStructsPerUpdate: number;
   /** Deepest JSON-like value (embed, format value, JSON content) an update may carry (`validation_error`, 4400; D7). */
   maxValueDepth: number;

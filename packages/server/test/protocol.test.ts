@@ -10,6 +10,9 @@ import { TestClient, messagesOfType } from './helpers/test-client.js';
 import { deleteRangeUpdate, embedUpdate, ownFutureUpdate } from './helpers/hostile-updates.js';
 import { COMPACT_AFTER_BYTES } from '../src/rooms/compaction.js';
 import { DEFAULT_LIMITS } from '../src/server.js';
+import { normalizeSeed } from '../src/rooms/seed-check.js';
+import { UpdateOverLimit } from '../src/rooms/update-check.js';
+import { DEFAULT_DEPTH_LIMITS } from '../src/rooms/depth-check.js';
 
 const HELLO_TIMEOUT_MS = 300;
 
@@ -504,5 +507,51 @@ describe('graceful shutdown (D4)', () => {
     for (const u of stored.updates) Y.applyUpdate(doc, u);
     assert.equal(doc.getText('text').toString(), client.text.toString());
     await server.cleanup();
+  });
+});
+
+describe('structs per update (limits.maxStructsPerUpdate)', () => {
+  it('refuses an update over the limit with document_too_large (4413) before applying it: an edit too large, not a broken one', async () => {
+    const server = await startInProcess({ limits: { maxStructsPerUpdate: 50 } });
+    const apiKey = (await server.sqlite.createKey({ name: 'structs' })).record.apiKey;
+    const a = new TestClient({ url: server.url, apiKey, docId: 'st', seedText: 'start' });
+    const b = new TestClient({ url: server.url, apiKey, docId: 'st' });
+    try {
+      await a.waitSynced();
+      await a.waitAllAcked();
+      await b.waitSynced();
+      // 50 structs (one-character inserts at the start, each before the last): at the limit, accepted.
+      a.doc.transact(() => {
+        for (let i = 0; i < 50; i++) a.text.insert(0, 'x');
+      });
+      await a.waitAllAcked();
+      await b.waitFor(() => b.text.toString() === 'x'.repeat(50) + 'start', 'the edit at the limit relayed');
+      const framesBefore = b.frames.length;
+      a.doc.transact(() => {
+        for (let i = 0; i < 51; i++) a.text.insert(0, 'y');
+      });
+      const closed = await a.waitClosed();
+      assert.equal(closed.code, 4413);
+      assert.deepEqual(a.errors.map((e) => [e.code, e.fatal]), [['document_too_large', true]]);
+      assert.match(a.errors[0]!.detail ?? '', /51 structs \(limit 50\)/);
+      assert.ok(a.lastAck < a.sent, 'not acked');
+      assert.equal(b.frames.slice(framesBefore).filter((f) => f.bytes[0] === 0).length, 0, 'not relayed');
+      const fresh = new TestClient({ url: server.url, apiKey, docId: 'st' });
+      await fresh.waitSynced();
+      assert.equal(fresh.text.toString(), 'x'.repeat(50) + 'start', 'not applied or stored');
+      await fresh.close();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await server.cleanup();
+    }
+  });
+
+  it('a seed over five times the limit is refused the same way', () => {
+    const doc = new Y.Doc();
+    doc.transact(() => {
+      for (let i = 0; i < 6; i++) doc.getText('text').insert(0, 'x');
+    });
+    assert.throws(() => normalizeSeed(Y.encodeStateAsUpdate(doc), 5, DEFAULT_DEPTH_LIMITS), UpdateOverLimit);
+    assert.equal(Y.decodeUpdate(normalizeSeed(Y.encodeStateAsUpdate(doc), 6, DEFAULT_DEPTH_LIMITS)).structs.length, 6);
   });
 });

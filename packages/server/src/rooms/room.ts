@@ -27,7 +27,7 @@ import { Presence } from './presence.js';
 import { SeedLease } from './seed-lease.js';
 import type { SeedLeaseHost } from './seed-lease.js';
 import type { SessionTouches } from './session-touches.js';
-import { UpdateRejected, checkUpdate } from './update-check.js';
+import { UpdateOverLimit, UpdateRejected, checkUpdate } from './update-check.js';
 import { DEFAULT_MAX_TYPE_DEPTH, DEFAULT_MAX_VALUE_DEPTH } from './depth-check.js';
 import type { DepthLimits } from './depth-check.js';
 import { DEFAULT_COMPACT_IDLE_AFTER_MS, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_STRUCTS_PER_UPDATE } from './room-options.js';
@@ -306,6 +306,7 @@ export class Room implements SeedLeaseHost {
       if (!(error instanceof UpdateRejected)) throw error;
       // A read-only client's later edits build on its earlier (refused) ones: refused too, not a protocol error.
       if (state.permission === 'read' && !error.malformed) return this.refuseReadOnly(state);
+      if (error instanceof UpdateOverLimit) return peer.fail('document_too_large', `${error.message}: this edit is too large`);
       throw new ProtocolError(error.message);
     }
     if (state.permission === 'read') {
@@ -391,7 +392,13 @@ export class Room implements SeedLeaseHost {
     }
     // A seed is a whole document (rarely more than a few structs: an editor's content); it may carry more than an
     // incremental update, but stays bounded.
-    const content = normalizeSeed(update, 5 * (this.opts.maxStructsPerUpdate ?? DEFAULT_MAX_STRUCTS_PER_UPDATE), this.depthLimits);
+    let content: Uint8Array;
+    try {
+      content = normalizeSeed(update, 5 * (this.opts.maxStructsPerUpdate ?? DEFAULT_MAX_STRUCTS_PER_UPDATE), this.depthLimits);
+    } catch (error) {
+      if (error instanceof UpdateOverLimit) return peer.fail('document_too_large', `the seed: ${error.message}`);
+      throw error;
+    }
     if (content.length > (this.opts.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES)) {
       peer.fail('document_too_large', `the seed is larger than ${this.opts.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES} bytes`);
       return;

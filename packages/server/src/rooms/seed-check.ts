@@ -1,17 +1,21 @@
 /** Checks a Seed message's update (P5) before it is stored as a document's first content. */
 import * as Y from 'yjs';
 import { ProtocolError } from 'wave-protocol';
-import { UpdateRejected, checkUpdate } from './update-check.js';
+import { UpdateOverLimit, UpdateRejected, checkUpdate } from './update-check.js';
 import type { DepthLimits } from './depth-check.js';
 import { newDoc } from '../new-doc.js';
 
-/** Checks a seed update and returns it normalised (one state update without pending parts). */
+/**
+ * Checks a seed update and returns it normalised (one state update without pending parts). Throws `ProtocolError`,
+ * or `UpdateOverLimit` for a seed of more than `maxStructs` structs.
+ */
 export function normalizeSeed(update: Uint8Array, maxStructs: number, depth: DepthLimits): Uint8Array {
   const doc = newDoc();
   try {
     try {
       checkUpdate(doc, update, maxStructs, depth);
     } catch (error) {
+      if (error instanceof UpdateOverLimit) throw error;
       if (error instanceof UpdateRejected) throw new ProtocolError(`Seed: ${error.message}`);
       throw error;
     }
@@ -21,7 +25,7 @@ export function normalizeSeed(update: Uint8Array, maxStructs: number, depth: Dep
     }
     return Y.encodeStateAsUpdate(doc);
   } catch (error) {
-    if (error instanceof ProtocolError) throw error;
+    if (error instanceof ProtocolError || error instanceof UpdateOverLimit) throw error;
     throw new ProtocolError('Seed update does not decode');
   } finally {
     doc.destroy();

@@ -24,7 +24,7 @@ export interface UpdateFacts {
 }
 
 export class UpdateRejected extends Error {
-  override readonly name = 'UpdateRejected';
+  override readonly name: string = 'UpdateRejected';
   /** True when the bytes are not a Yjs update at all (else: a well-formed update that does not integrate). */
   constructor(
     message: string,
@@ -32,6 +32,14 @@ export class UpdateRejected extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * A well-formed update over the struct limit: too large an edit, not a broken one (`document_too_large` for the
+ * client, whose edit would be refused at every retry).
+ */
+export class UpdateOverLimit extends UpdateRejected {
+  override readonly name = 'UpdateOverLimit';
 }
 
 type DecodedStruct = Y.Item | Y.GC | Y.Skip;
@@ -46,7 +54,7 @@ type DecodedStruct = Y.Item | Y.GC | Y.Skip;
 export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, depth: DepthLimits = DEFAULT_DEPTH_LIMITS): UpdateFacts {
   const decoded = decodeWhole(update);
   const { structs, ds } = decoded;
-  if (structs.length > maxStructs) throw new UpdateRejected(`update has ${structs.length} structs (limit ${maxStructs})`, true);
+  if (structs.length > maxStructs) throw new UpdateOverLimit(`the update has ${structs.length} structs (limit ${maxStructs})`);
   /**
    * Per client this update extends: the clock reached by the document plus the update's structs. Every other
    * client's reach is the document's own (`docClock`), read when needed: the check costs what the update holds, not
