@@ -24,6 +24,8 @@ const EDITORS: readonly EditorDriver[] = [textarea, codemirror, quill, froala, t
 const HOST = 'The host loaded this line.';
 /** Lines of 500 characters, "\n" included. */
 const LINE = 500;
+/** List items of 100 characters, "\n" included. */
+const ITEM = 100;
 /**
  * The second server's frame limit, and a paste whose update is over it in every editor. Over 400,000 characters:
  * Froala inserts a paste that long itself, and leaves a shorter one to the browser's own paste into a hidden element
@@ -60,7 +62,7 @@ function pasteText(bytes: number, tag: string): string {
   return lines.join('\n');
 }
 
-/** In-page: `plain` pasted at the caret of the editor of `kind` (plain JavaScript source). */
+/** In-page: `plain` (and `html`, if given) pasted at the caret of the editor of `kind` (plain JavaScript source). */
 const PASTE = `(function (args) {
   var kind = args[0], plain = args[1];
   if (kind === 'textarea') {
@@ -71,6 +73,7 @@ const PASTE = `(function (args) {
   }
   var data = new DataTransfer();
   data.setData('text/plain', plain);
+  if (args[2]) data.setData('text/html', args[2]);
   var target = kind === 'codemirror' ? window.cm.getInputField()
     : kind === 'quill' ? window.quill.root
     : kind === 'froala' ? window.froala.el
@@ -78,9 +81,20 @@ const PASTE = `(function (args) {
   target.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
 })`;
 
-async function paste(page: Page, driver: EditorDriver, plain: string): Promise<void> {
+async function paste(page: Page, driver: EditorDriver, plain: string, html?: string): Promise<void> {
   await driver.focusEnd(page);
-  await page.evaluate(`${PASTE}(${JSON.stringify([driver.name, plain])})`);
+  await page.evaluate(`${PASTE}(${JSON.stringify([driver.name, plain, html ?? null])})`);
+}
+
+/**
+ * A bulleted list of `bytes` characters in items of `ITEM` characters, as the clipboard holds it: HTML and its
+ * plain text. Each item is a formatted line, which the document holds as several structs (the line's text, its
+ * `"\n"` and the format around it), where a paste of plain paragraphs is one.
+ */
+function pasteList(bytes: number, tag: string): { plain: string; html: string } {
+  const items: string[] = [];
+  for (let i = 0; items.length * ITEM < bytes; i++) items.push(`${tag}${String(i).padStart(6, '0')} ${'item text '.repeat(10)}`.slice(0, ITEM - 1));
+  return { plain: items.join('\n'), html: `<ul>${items.map((item) => `<li>${item}</li>`).join('')}</ul>` };
 }
 
 /** In-page: the time (ms since the epoch) of the session's first `content_changed` of `source` from now on. */
@@ -93,6 +107,15 @@ async function watchChange(page: Page, source: 'local' | 'remote'): Promise<() =
     });
   }, source);
   return () => page.evaluate(() => (window as any).__r9Change as number | null);
+}
+
+/** How many list items the content of the rich-text editor of `driver` shows. */
+function listItems(page: Page, driver: EditorDriver): Promise<number> {
+  return page.evaluate(`(${(kind: string) => {
+    const w = window as any;
+    const root: Element = kind === 'quill' ? w.quill.root : kind === 'froala' ? w.froala.el : w.tiny.getBody();
+    return root.querySelectorAll('li').length;
+  }})(${JSON.stringify(driver.name)})`);
 }
 
 /** The editor's text without whitespace, which editors render differently for pasted lines. */
@@ -125,6 +148,35 @@ describe('[R9] a large paste', () => {
         await waitUntil(() => ann.page.evaluate(() => window.waveLog!.status.at(-1)?.saved === true), { timeoutMs: LOST_MS, message: 'Ann saved' });
       });
     });
+
+    if (driver === froala || driver === quill || driver === tinymce) {
+      it(`${driver.name}: a 1 MB paste of a bulleted list reaches the peer whole`, { timeout: TIMEOUT_MS }, async () => {
+        await withScene(browser, server, `large-list-paste-${driver.name}`, async (scene) => {
+          const doc = freshDocId(`large-list-paste-${driver.name}`);
+          const ann = await scene.open('Ann', driver, { doc, text: HOST });
+          const bob = await scene.open('Bob', driver, { doc });
+          await waitUntil(async () => (await driver.text(bob.page)) === HOST, { message: 'Bob shows the host text' });
+          const annChange = await watchChange(ann.page, 'local');
+          const bobChange = await watchChange(bob.page, 'remote');
+
+          const list = pasteList(1_000_000, 'L');
+          const started = Date.now();
+          await paste(ann.page, driver, list.plain, list.html);
+          const want = letters(HOST + list.plain);
+          await waitUntil(async () => letters(await driver.text(bob.page)) === want, {
+            timeoutMs: LOST_MS,
+            intervalMs: 200,
+            message: async () => `Bob shows the pasted list whole; Bob has ${letters(await driver.text(bob.page)).length} of ${want.length} characters; Ann's errors: ${JSON.stringify(await ann.page.evaluate(() => window.waveLog!.error))}`,
+          });
+          const shown = Date.now() - started;
+          const [local, remote] = [await annChange(), await bobChange()];
+          console.log(`${driver.name}: a 1 MB bulleted list shown by the peer ${shown} ms after the paste; the paster's change → the peer's ${local && remote ? Math.round(remote - local) : '?'} ms`);
+          assert.equal(letters(await driver.text(ann.page)), want, 'Ann shows what Bob shows');
+          assert.equal(await listItems(bob.page, driver), Math.ceil(1_000_000 / ITEM), 'Bob shows each item as a list item');
+          await waitUntil(() => ann.page.evaluate(() => window.waveLog!.status.at(-1)?.saved === true), { timeoutMs: LOST_MS, message: 'Ann saved' });
+        });
+      });
+    }
 
     it(`${driver.name}: a paste over the frame limit: one document_too_large, nothing relayed or stored, no reconnect, a reload opens the document`, { timeout: TIMEOUT_MS }, async () => {
       await withScene(browser, small, `over-limit-paste-${driver.name}`, async (scene) => {

@@ -136,6 +136,19 @@ function structuralSpans(ops: readonly QuillOp[], before: (from: number, length:
   return out;
 }
 
+/** `spans` without repeats (many inserted lines are as many spans at one position). */
+function uniqueSpans(spans: ReadonlyArray<[number, number]>): Array<[number, number]> {
+  const seen = new Set<string>();
+  const out: Array<[number, number]> = [];
+  for (const span of spans) {
+    const key = `${span[0]}:${span[1]}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(span);
+  }
+  return out;
+}
+
 /**
  * The attributes of each "\n" at one of `wanted` (ascending indices) in `ops`, a document's ops from index `from`;
  * and which of those lines hold an embed (read right for every line but the first when `from` is no line start).
@@ -185,13 +198,19 @@ function inlineFormatsOf(ops: readonly QuillOp[], ends: readonly number[]): Quil
     if (op.attributes) runs.push([pos, pos + op.insert.length, op.attributes]);
     pos += op.insert.length;
   }
+  // Where the line ending at each "\n" starts.
+  const starts = new Map<number, number>(newlines.map((at, i) => [at, i > 0 ? newlines[i - 1]! + 1 : 0]));
   const change: QuillOp[] = [];
   let done = 0;
+  // Runs and ends both ascend, and `done` never falls: a run that ends before a line's start (or before `done`) is
+  // of no later line either, so each line reads only the runs from the first one still open.
+  let first = 0;
   for (const end of ends) {
-    const i = newlines.indexOf(end);
-    const start = i > 0 ? newlines[i - 1]! + 1 : 0;
-    for (const [a, b, attributes] of runs) {
-      const from = Math.max(a, start, done);
+    const start = Math.max(starts.get(end) ?? 0, done);
+    while (first < runs.length && runs[first]![1] <= start) first++;
+    for (let r = first; r < runs.length && runs[r]![0] < end; r++) {
+      const [a, b, attributes] = runs[r]!;
+      const from = Math.max(a, start);
       const to = Math.min(b, end);
       if (to <= from) continue;
       change.push({ retain: from - done }, { retain: to - from, attributes });
@@ -247,7 +266,7 @@ export class QuillSync {
     const ops = toQuill(event.delta as QuillOp[]).map((op) =>
       op.insert === undefined ? op : { ...op, attributes: { ...this.unset, ...(op.attributes ?? {}) } },
     );
-    const spans = structuralSpans(ops, (from, length) => this.quill.getContents(from, length).ops);
+    const spans = uniqueSpans(structuralSpans(ops, (from, length) => this.quill.getContents(from, length).ops));
     // The lines an embed can move into stop being code blocks first, so that Quill's code block drops nothing.
     const unshown: number[] = [];
     for (const [from, to] of spans) unshown.push(...this.lineEnds(from, this.lineEnd(to) + 1 - from, true));
@@ -289,7 +308,9 @@ export class QuillSync {
 
   /** The "\n"s ending the lines that hold, after `change`, the positions `at` before it. */
   private linesAt(change: QuillDelta, at: readonly number[]): number[] {
-    return at.map((i) => this.lineEnd(change.transformPosition(i)));
+    // Each position once: a paste of many lines is one span per line, all at the paste's position, and each
+    // transform and line lookup walks the document.
+    return [...new Set(at)].map((i) => this.lineEnd(change.transformPosition(i)));
   }
 
   /** The index of the "\n" that ends the line holding Quill's position `index`. */
