@@ -107,23 +107,29 @@ export function replaceLines(ytext: Y.Text, from: number, to: number, lines: rea
         k = j;
       }
     };
-    /** Inserts `next[from..to)` at `at`, one insert per run of text with equal attributes, one per embed. */
+    /**
+     * Inserts `next[from..to)` at `at`, one insert per run of text with equal attributes, one per embed, each with
+     * exactly its attributes (the ones it lacks set to `null`). One `applyDelta`: Yjs finds an insert's position
+     * from the text's start when it is given attributes (its search markers are for inserts without), so an insert
+     * per run would walk the whole text once per line of a paste.
+     */
     const insertUnits = (from: number, to: number, at: number) => {
+      if (from >= to) return;
+      const ops: Array<{ retain?: number; insert?: string | object; attributes?: Record<string, unknown> }> = at > 0 ? [{ retain: at }] : [];
       for (let k = from; k < to; ) {
         const u = next[k]!;
         if (typeof u.insert !== 'string') {
-          ytext.insertEmbed(at, u.insert, { ...u.attrs });
-          at++;
+          ops.push({ insert: u.insert, attributes: { ...u.attrs } });
           k++;
           continue;
         }
         let text = '';
         let j = k;
         while (j < to && typeof next[j]!.insert === 'string' && sameAttrs(next[j]!.attrs, u.attrs)) text += next[j++]!.insert as string;
-        ytext.insert(at, text, { ...u.attrs });
-        at += text.length;
+        ops.push({ insert: text, attributes: { ...u.attrs } });
         k = j;
       }
+      ytext.applyDelta(ops);
     };
     formatRange(0, 0, p, base);
     let at = base + p;
