@@ -125,59 +125,49 @@ function listItems(page: Page, driver: EditorDriver): Promise<number> {
 /** The editor's text without whitespace, which editors render differently for pasted lines. */
 const letters = (text: string): string => text.replace(/\s+/g, '');
 
+/**
+ * Ann pastes `clip` into a document Bob has open: Bob shows it whole (then `check` runs on his page), Ann shows the
+ * same and saves it. Prints the time from the paste until Bob shows it, and from Ann's local change to Bob's remote one.
+ */
+async function pasteReachesPeer(driver: EditorDriver, what: string, clip: { plain: string; html?: string }, check?: (bobPage: Page) => Promise<void>): Promise<void> {
+  const name = `large-paste-${driver.name}-${what.replace(/\W+/g, '-')}`;
+  await withScene(browser, server, name, async (scene) => {
+    const doc = freshDocId(name);
+    const ann = await scene.open('Ann', driver, { doc, text: HOST });
+    const bob = await scene.open('Bob', driver, { doc });
+    await waitUntil(async () => (await driver.text(bob.page)) === HOST, { message: 'Bob shows the host text' });
+    const annChange = await watchChange(ann.page, 'local');
+    const bobChange = await watchChange(bob.page, 'remote');
+
+    const started = Date.now();
+    await paste(ann.page, driver, clip.plain, clip.html);
+    const want = letters(HOST + clip.plain);
+    await waitUntil(async () => letters(await driver.text(bob.page)) === want, {
+      timeoutMs: LOST_MS,
+      intervalMs: 200,
+      message: async () =>
+        `Bob shows ${what} whole; Bob has ${letters(await driver.text(bob.page)).length} of ${want.length} characters; ` +
+        `Ann's errors: ${JSON.stringify(await ann.page.evaluate(() => window.waveLog!.error))}`,
+    });
+    const shown = Date.now() - started;
+    const [local, remote] = [await annChange(), await bobChange()];
+    console.log(`${driver.name}: ${what} shown by the peer ${shown} ms after the paste; the paster's change → the peer's ${local && remote ? Math.round(remote - local) : '?'} ms`);
+    assert.equal(letters(await driver.text(ann.page)), want, 'Ann shows what Bob shows');
+    await check?.(bob.page);
+    await waitUntil(() => ann.page.evaluate(() => window.waveLog!.status.at(-1)?.saved === true), { timeoutMs: LOST_MS, message: 'Ann saved' });
+  });
+}
+
 describe('[R9] a large paste', () => {
   for (const driver of EDITORS) {
     it(`${driver.name}: a 1 MB paste reaches the peer whole`, { timeout: TIMEOUT_MS }, async () => {
-      await withScene(browser, server, `large-paste-${driver.name}`, async (scene) => {
-        const doc = freshDocId(`large-paste-${driver.name}`);
-        const ann = await scene.open('Ann', driver, { doc, text: HOST });
-        const bob = await scene.open('Bob', driver, { doc });
-        await waitUntil(async () => (await driver.text(bob.page)) === HOST, { message: 'Bob shows the host text' });
-        const annChange = await watchChange(ann.page, 'local');
-        const bobChange = await watchChange(bob.page, 'remote');
-
-        const mb = pasteText(1_000_000, 'P');
-        const started = Date.now();
-        await paste(ann.page, driver, mb);
-        const want = letters(HOST + mb);
-        await waitUntil(async () => letters(await driver.text(bob.page)) === want, {
-          timeoutMs: LOST_MS,
-          intervalMs: 200,
-          message: async () => `Bob shows the 1 MB paste whole; Bob has ${letters(await driver.text(bob.page)).length} of ${want.length} characters`,
-        });
-        const shown = Date.now() - started;
-        const [local, remote] = [await annChange(), await bobChange()];
-        console.log(`${driver.name}: a 1 MB paste shown by the peer ${shown} ms after the paste; the paster's change → the peer's ${local && remote ? Math.round(remote - local) : '?'} ms`);
-        assert.equal(letters(await driver.text(ann.page)), want, 'Ann shows what Bob shows');
-        await waitUntil(() => ann.page.evaluate(() => window.waveLog!.status.at(-1)?.saved === true), { timeoutMs: LOST_MS, message: 'Ann saved' });
-      });
+      await pasteReachesPeer(driver, 'a 1 MB paste', { plain: pasteText(1_000_000, 'P') });
     });
 
     if (driver === froala || driver === quill || driver === tinymce) {
       it(`${driver.name}: a 1 MB paste of a bulleted list reaches the peer whole`, { timeout: TIMEOUT_MS }, async () => {
-        await withScene(browser, server, `large-list-paste-${driver.name}`, async (scene) => {
-          const doc = freshDocId(`large-list-paste-${driver.name}`);
-          const ann = await scene.open('Ann', driver, { doc, text: HOST });
-          const bob = await scene.open('Bob', driver, { doc });
-          await waitUntil(async () => (await driver.text(bob.page)) === HOST, { message: 'Bob shows the host text' });
-          const annChange = await watchChange(ann.page, 'local');
-          const bobChange = await watchChange(bob.page, 'remote');
-
-          const list = pasteList(1_000_000, 'L');
-          const started = Date.now();
-          await paste(ann.page, driver, list.plain, list.html);
-          const want = letters(HOST + list.plain);
-          await waitUntil(async () => letters(await driver.text(bob.page)) === want, {
-            timeoutMs: LOST_MS,
-            intervalMs: 200,
-            message: async () => `Bob shows the pasted list whole; Bob has ${letters(await driver.text(bob.page)).length} of ${want.length} characters; Ann's errors: ${JSON.stringify(await ann.page.evaluate(() => window.waveLog!.error))}`,
-          });
-          const shown = Date.now() - started;
-          const [local, remote] = [await annChange(), await bobChange()];
-          console.log(`${driver.name}: a 1 MB bulleted list shown by the peer ${shown} ms after the paste; the paster's change → the peer's ${local && remote ? Math.round(remote - local) : '?'} ms`);
-          assert.equal(letters(await driver.text(ann.page)), want, 'Ann shows what Bob shows');
-          assert.equal(await listItems(bob.page, driver), Math.ceil(1_000_000 / ITEM), 'Bob shows each item as a list item');
-          await waitUntil(() => ann.page.evaluate(() => window.waveLog!.status.at(-1)?.saved === true), { timeoutMs: LOST_MS, message: 'Ann saved' });
+        await pasteReachesPeer(driver, 'a 1 MB bulleted list', pasteList(1_000_000, 'L'), async (page) => {
+          assert.equal(await listItems(page, driver), Math.ceil(1_000_000 / ITEM), 'Bob shows each item as a list item');
         });
       });
     }
