@@ -150,7 +150,7 @@ class Reader {
    * For `onPoint`, what `flush` will keep of the line being read so far: its units, a collapsible space at its end
    * counted (a character after it keeps it); whether the last source character was collapsible whitespace (or the
    * line is at its start or after a break, where whitespace collapses away); whether the last unit kept is such a
-   * space (a break trims it). Kept only while `onPoint` is set.
+   * space (a break trims it). Only `onPoint` reads them.
    */
   private units = 0;
   private prevSpace = true;
