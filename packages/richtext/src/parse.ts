@@ -40,11 +40,15 @@ export interface ParseOptions {
    * the result of the line that a character inserted at that point would be in, and `unit` its offset in that line
    * (`Y.Text` units), as if nothing followed the point: a collapsible space before it is kept, a trailing break not
    * dropped. Points inside what is never read (dropped or skipped elements, `<br>`, `<img>`) are not reported.
+   * Returning `true` stops the reading there: `parseHtml` then returns the lines read so far, the last one unfinished.
    */
   onPoint?: PointSink;
 }
 
-export type PointSink = (node: HtmlNode, offset: number, line: number, unit: number) => void;
+export type PointSink = (node: HtmlNode, offset: number, line: number, unit: number) => boolean | void;
+
+/** Thrown by the reader when `onPoint` asks to stop, caught by `parseHtml`. */
+const STOP_READING = Symbol('stop reading');
 
 const ELEMENT = 1;
 const TEXT = 3;
@@ -172,9 +176,12 @@ class Reader {
     return this.cur.ops;
   }
 
-  /** Reports the point (node, offset): where a character inserted there would land. */
-  private point(node: HtmlNode, offset: number): void {
-    this.onPoint?.(node, offset, this.lines.length, this.cur ? this.units : 0);
+  /**
+   * Reports the point (node, offset): where a character inserted there would land, `pending` units of the line
+   * being read not yet pushed (a code run).
+   */
+  private point(node: HtmlNode, offset: number, pending = 0): void {
+    if (this.onPoint?.(node, offset, this.lines.length, (this.cur ? this.units : 0) + pending) === true) throw STOP_READING;
   }
 
   /** Counts `n` units that `flush` keeps as they are (characters of a code line, an embed, alternative text). */
@@ -318,7 +325,7 @@ class Reader {
       run = '';
     };
     for (let i = 0; i < raw.length; i++) {
-      if (this.onPoint) this.onPoint(node, i, this.lines.length, (this.cur ? this.units : 0) + run.length);
+      if (this.onPoint) this.point(node, i, run.length);
       const c = raw[i]!;
       if (isZeroWidth(c)) continue;
       if (c === '\n' && afterCr) {
@@ -331,7 +338,7 @@ class Reader {
         this.flush(true, ctx);
       } else run += c === '\u00a0' ? ' ' : c;
     }
-    if (this.onPoint) this.onPoint(node, raw.length, this.lines.length, (this.cur ? this.units : 0) + run.length);
+    if (this.onPoint) this.point(node, raw.length, run.length);
     push();
   }
 
@@ -508,7 +515,11 @@ export function randomId(kind: 'row' | 'cell'): string {
 export function parseHtml(root: HtmlNode, options: ParseOptions = {}): Line[] {
   const reader = new Reader(options.dialect ?? EDITOR_DIALECT, options.newId ?? randomId, options.onPoint);
   const ctx: Ctx = { code: false, quote: 0, list: null, inItem: false, table: null, nestedTable: false };
-  reader.children(root, ctx, {});
-  reader.flush();
+  try {
+    reader.children(root, ctx, {});
+    reader.flush();
+  } catch (error) {
+    if (error !== STOP_READING) throw error;
+  }
   return reader.lines;
 }

@@ -116,6 +116,20 @@ describe('parseHtml onPoint', () => {
   });
 });
 
+describe('parseHtml onPoint: stopping', () => {
+  it('returning true stops the reading at that point: the points before it are those of a whole read, none after', () => {
+    for (let seed = 1; seed <= 100; seed++) {
+      const rand = rng(seed);
+      const root = el('div', Array.from({ length: 1 + Math.floor(rand() * 4) }, () => randomTree(rand, 4)));
+      const whole = tracked(root).points;
+      const stopAt = Math.floor(rand() * whole.length);
+      const seen: Array<[TNode, number, number, number]> = [];
+      parseHtml(root, { newId: () => 'id', onPoint: (node, offset, line, unit) => seen.push([node as TNode, offset, line, unit]) > stopAt });
+      assert.deepEqual(seen, whole.slice(0, stopAt + 1), `seed ${seed}`);
+    }
+  });
+});
+
 describe('parseHtml: code text from a DOM (line breaks parse5 would have normalised)', () => {
   it('[RT-C1][RT-H5] "\\r\\n", "\\r" and "\\n" each end one code line; zero-width characters dropped, also inside "\\r\\n"; no-break spaces are spaces', () => {
     const code = (s: string): Line => ({ ops: s === '' ? [] : [{ insert: s }], attrs: { 'code-block': true } });

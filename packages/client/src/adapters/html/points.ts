@@ -34,16 +34,16 @@ export function unitsOf(lines: readonly Line[]): number {
 
 /**
  * Reads `top` once, calling `visit` with each point the parser reads and its offset in `lines` (a point in a line
- * past the last one is at the block's last unit).
+ * past the last one is at the block's last unit), until `visit` returns true. A point's offset depends only on what
+ * comes before it, so a caller stops as soon as it has its answer: the cost is the block's part before the point.
  */
-function readPoints(top: Node, dialect: HtmlDialect, lines: readonly Line[], visit: (node: Node, offset: number, units: number) => void): void {
+function readPoints(top: Node, dialect: HtmlDialect, lines: readonly Line[], visit: (node: Node, offset: number, units: number) => boolean): void {
   const lengths = lines.map(lineLength);
   const starts: number[] = [0];
   for (const n of lengths) starts.push(starts[starts.length - 1]! + n + 1);
   const last = Math.max(0, starts[lines.length]! - 1);
-  const onPoint: PointSink = (node, offset, line, unit) => {
+  const onPoint: PointSink = (node, offset, line, unit) =>
     visit(node as unknown as Node, offset, line < lines.length ? starts[line]! + Math.min(unit, lengths[line]!) : last);
-  };
   parseHtml(wrap([top as unknown as HtmlNode]), { dialect, newId: () => 'id', onPoint });
 }
 
@@ -64,6 +64,8 @@ export function offsetInBlock(top: Node, container: Node, offset: number, dialec
   const found: Array<number | undefined> = new Array(path.length);
   readPoints(top, dialect, lines, (node, at, units) => {
     for (let k = 0; k < path.length; k++) if (path[k]!.node === node && path[k]!.offset === at) found[k] = units;
+    // The point itself comes after its ancestors' points before it: once it is read, nothing after it matters.
+    return found[0] !== undefined;
   });
   for (const units of found) if (units !== undefined) return units;
   return Math.max(0, unitsOf(lines) - 1);
@@ -77,9 +79,14 @@ export function pointInBlock(top: Node, units: number, dialect: HtmlDialect, lin
   const candidates: Array<DomPoint & { units: number }> = [];
   let last: DomPoint = { node: top, offset: 0 };
   readPoints(top, dialect, lines, (node, offset, at) => {
-    if (candidates.length >= 6 || (node === top && offset === 0 && top.nodeType === ELEMENT)) return;
-    if (at >= units) candidates.push({ node, offset, units: at });
-    else last = { node, offset };
+    if (node === top && offset === 0 && top.nodeType === ELEMENT) return false;
+    if (at < units) {
+      last = { node, offset };
+      return false;
+    }
+    candidates.push({ node, offset, units: at });
+    // The choice below is made at the first text point or the sixth candidate.
+    return candidates.length >= 6 || node.nodeType === TEXT;
   });
   for (const p of candidates) {
     if (p.node.nodeType === TEXT && p.units === units) return { node: p.node, offset: p.offset };
