@@ -125,26 +125,18 @@ function structuralSpans(ops: readonly QuillOp[], before: (from: number, length:
   const out: Array<[number, number]> = [];
   const lineContent = (op: QuillOp) => typeof op.insert !== 'string' || op.insert!.includes('\n');
   let pos = 0;
+  // Inserts are one span per position: the inserts of a paste of many lines all sit at the paste's position.
+  let insertedAt = -1;
   for (const op of ops) {
     if (op.delete !== undefined) {
       if (before(pos, op.delete).some(lineContent)) out.push([pos, pos + op.delete]);
       pos += op.delete;
     } else if (op.insert !== undefined) {
-      if (lineContent(op)) out.push([pos, pos]);
+      if (lineContent(op) && insertedAt !== pos) {
+        out.push([pos, pos]);
+        insertedAt = pos;
+      }
     } else pos += typeof op.retain === 'number' ? op.retain : 1;
-  }
-  return out;
-}
-
-/** `spans` without repeats (many inserted lines are as many spans at one position). */
-function uniqueSpans(spans: ReadonlyArray<[number, number]>): Array<[number, number]> {
-  const seen = new Set<string>();
-  const out: Array<[number, number]> = [];
-  for (const span of spans) {
-    const key = `${span[0]}:${span[1]}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(span);
   }
   return out;
 }
@@ -266,7 +258,7 @@ export class QuillSync {
     const ops = toQuill(event.delta as QuillOp[]).map((op) =>
       op.insert === undefined ? op : { ...op, attributes: { ...this.unset, ...(op.attributes ?? {}) } },
     );
-    const spans = uniqueSpans(structuralSpans(ops, (from, length) => this.quill.getContents(from, length).ops));
+    const spans = structuralSpans(ops, (from, length) => this.quill.getContents(from, length).ops);
     // The lines an embed can move into stop being code blocks first, so that Quill's code block drops nothing.
     const unshown: number[] = [];
     for (const [from, to] of spans) unshown.push(...this.lineEnds(from, this.lineEnd(to) + 1 - from, true));
@@ -308,8 +300,7 @@ export class QuillSync {
 
   /** The "\n"s ending the lines that hold, after `change`, the positions `at` before it. */
   private linesAt(change: QuillDelta, at: readonly number[]): number[] {
-    // Each position once: a paste of many lines is one span per line, all at the paste's position, and each
-    // transform and line lookup walks the document.
+    // Each position once: each transform and line lookup walks the document.
     return [...new Set(at)].map((i) => this.lineEnd(change.transformPosition(i)));
   }
 
