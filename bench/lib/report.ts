@@ -137,8 +137,8 @@ function better(values: Array<[string, number]>): [string, number] | null {
 
 /**
  * The issue that set a target: #8 (the benchmarks), #27 (rich text on one flat text: Froala's and TinyMCE's
- * keystroke ≤ 8 ms, the client ≤ 70 KB), #29 (the server at the peers' speed). Where #29 sets a limit for a measure #8 also set, #29's
- * (newer) limit is the one judged.
+ * keystroke ≤ 8 ms, the client ≤ 70 KB), #29 (the server at the peers' speed). Where #29 sets a limit for a measure
+ * #8 also set, #29's (newer) limit is the one judged.
  */
 type Issue = 8 | 27 | 29;
 
