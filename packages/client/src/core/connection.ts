@@ -187,8 +187,8 @@ export class Connection {
    * The current socket carried a frame this client cannot use (RELIABILITY.md R10: truncated, of an unknown type, of
    * a length past its bytes, a state vector or an update that does not decode whole, presence that does not
    * decode): one non-fatal `server_error` report, the socket closed (`BadMessage`, for the server's log) and
-   * forgotten, then `gone` (1006, `rejected`), so the session reconnects after its backoff as after any lost socket. The close is not waited for: a 4400 echoed by the server
-   * would read as the server refusing this client.
+   * forgotten, then `gone` (1006, `rejected`), so the session reconnects after its backoff as after any lost socket.
+   * The close is not waited for: a 4400 echoed by the server would read as the server refusing this client.
    */
   reject(detail: string): void {
     const socket = this.socket;
