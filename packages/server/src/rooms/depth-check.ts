@@ -55,13 +55,16 @@ export function valueDepth(value: unknown, limit: number): number {
   return deepest;
 }
 
+/** What `jsonValuesOf` returns for content without JSON-like values: one array, not one per item checked. */
+const NO_VALUES: readonly unknown[] = Object.freeze([]);
+
 /** The JSON-like values an item's content carries (none for strings, binaries, types, deletions). */
 export function jsonValuesOf(content: Y.Item['content']): readonly unknown[] {
   if (content instanceof Y.ContentAny || content instanceof Y.ContentJSON) return content.arr;
   if (content instanceof Y.ContentEmbed) return [content.embed];
   if (content instanceof Y.ContentFormat) return [content.value];
   if (content instanceof Y.ContentDoc) return [content.opts];
-  return [];
+  return NO_VALUES;
 }
 
 type Struct = Y.Item | Y.GC | Y.Skip;

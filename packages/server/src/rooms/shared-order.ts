@@ -13,8 +13,8 @@ export class SharedOrder {
    * accepted by the fan-out; never rejects (both only resolve).
    */
   add(shared: Promise<void>): Promise<void> {
-    const previous = this.tail;
-    this.tail = Promise.all([previous, shared]).then(() => {});
+    // `previous` only resolves, so this resolves once both did: one promise a change (this runs for every update).
+    this.tail = this.tail.then(() => shared);
     return this.tail;
   }
 

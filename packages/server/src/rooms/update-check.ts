@@ -93,14 +93,24 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
       changes = true;
     }
   }
-  const byClient = new Map<number, DecodedStruct[]>();
-  for (const s of structs) {
-    const list = byClient.get(s.id.client);
-    if (list) list.push(s);
-    else byClient.set(s.id.client, [s]);
-  }
+  /**
+   * One client's structs of this update, in clock order. Grouped at the first lookup, which only items naming a
+   * parent or holding a shared type need: a typed character never pays for it.
+   */
+  let byClient: Map<number, DecodedStruct[]> | undefined;
+  const structsOf = (client: number): DecodedStruct[] => {
+    if (byClient === undefined) {
+      byClient = new Map();
+      for (const s of structs) {
+        const list = byClient.get(s.id.client);
+        if (list) list.push(s);
+        else byClient.set(s.id.client, [s]);
+      }
+    }
+    return byClient.get(client) ?? [];
+  };
   // Before the anchors: a hostile tree is refused at the cost of one pass.
-  checkDepth(doc, structs, byClient, depth);
+  checkDepth(doc, structs, structsOf, depth);
   const anchors = new AnchorCheck(doc);
   for (const s of structs) {
     if (!(s instanceof Y.Item)) continue;
@@ -112,7 +122,7 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, maxStructs: number, 
     if (parent instanceof Y.ID) {
       if (!known(parent)) throw new UpdateRejected('update references an item nobody has (parent)');
       // Yjs reads `parentItem.content.type`: a parent that is not a shared type would break integration midway.
-      if (!isTypeParent(doc, byClient, parent)) throw new UpdateRejected('update has an item whose parent is not a shared type');
+      if (!isTypeParent(doc, structsOf, parent)) throw new UpdateRejected('update has an item whose parent is not a shared type');
     } else if (parent === null && s.origin === null && s.rightOrigin === null) {
       throw new UpdateRejected('update has an item without parent or neighbours');
     } else if (parent !== null && typeof parent !== 'string') {
@@ -149,8 +159,9 @@ export function decodeWhole(update: Uint8Array): WholeUpdate {
 }
 
 /** Refuses JSON-like values and shared types nested deeper than `limits` (depth-check.ts). */
-function checkDepth(doc: Y.Doc, structs: DecodedStruct[], byClient: Map<number, DecodedStruct[]>, limits: DepthLimits): void {
-  const levels = new TypeLevels(doc, (id) => findStruct(byClient.get(id.client) ?? [], id.clock));
+function checkDepth(doc: Y.Doc, structs: DecodedStruct[], structsOf: (client: number) => DecodedStruct[], limits: DepthLimits): void {
+  /** Made for the first shared type of the update (most updates carry none). */
+  let levels: TypeLevels | undefined;
   for (const s of structs) {
     if (!(s instanceof Y.Item)) continue;
     for (const value of jsonValuesOf(s.content)) {
@@ -159,6 +170,7 @@ function checkDepth(doc: Y.Doc, structs: DecodedStruct[], byClient: Map<number, 
       }
     }
     if (!(s.content instanceof Y.ContentType)) continue;
+    levels ??= new TypeLevels(doc, (id) => findStruct(structsOf(id.client), id.clock));
     let level: number;
     try {
       level = levels.level(s);
@@ -190,7 +202,8 @@ function isPlainObject(value: unknown): boolean {
 function namesOwnFuture(item: Y.Item): boolean {
   const { client, clock } = item.id;
   const parent = item.parent as unknown;
-  return [item.origin, item.rightOrigin, parent instanceof Y.ID ? parent : null].some((id) => id !== null && id.client === client && id.clock >= clock);
+  const future = (id: Y.ID | null): boolean => id !== null && id.client === client && id.clock >= clock;
+  return future(item.origin) || future(item.rightOrigin) || (parent instanceof Y.ID && future(parent));
 }
 
 /** Refuses an item (or its part the document lacks) whose anchors name no place its creator saw (anchor-check.ts). */
@@ -206,12 +219,12 @@ function checkAnchors(anchors: AnchorCheck, item: Y.Item, docReach: number): voi
 }
 
 /** The struct holding `id` is a shared type (or garbage-collected, which Yjs handles), in the doc or the update. */
-function isTypeParent(doc: Y.Doc, byClient: Map<number, DecodedStruct[]>, id: Y.ID): boolean {
+function isTypeParent(doc: Y.Doc, structsOf: (client: number) => DecodedStruct[], id: Y.ID): boolean {
   const own = doc.store.clients.get(id.client) as Array<Y.Item | Y.GC> | undefined;
   const last = own?.[own.length - 1];
   let struct: Y.Item | Y.GC | Y.Skip | undefined;
   if (own && last && id.clock < last.id.clock + last.length) struct = own[Y.findIndexSS(own, id.clock)];
-  else struct = findStruct(byClient.get(id.client) ?? [], id.clock);
+  else struct = findStruct(structsOf(id.client), id.clock);
   if (struct === undefined) return false;
   return struct instanceof Y.GC || (struct instanceof Y.Item && struct.content instanceof Y.ContentType);
 }
