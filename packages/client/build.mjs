@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lib0PlainLogging } from './build-plugins.mjs';
+import { lib0BrowserEnvironment, lib0PlainLogging } from './build-plugins.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, 'dist', 'cdn');
@@ -24,6 +24,6 @@ await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [lib0PlainLogging],
+  plugins: [lib0PlainLogging, lib0BrowserEnvironment],
 });
 await copyFile(join(here, 'src', 'wave.client.css'), join(out, 'wave.client.css'));

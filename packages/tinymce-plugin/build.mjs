@@ -7,13 +7,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { lib0PlainLogging } from '../client/build-plugins.mjs';
+import { lib0BrowserEnvironment, lib0PlainLogging } from '../client/build-plugins.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, 'dist');
 await mkdir(out, { recursive: true });
 
-const common = { bundle: true, platform: 'browser', target: ['es2022'], minify: true, legalComments: 'none', logLevel: 'warning', write: false, plugins: [lib0PlainLogging] };
+const common = { bundle: true, platform: 'browser', target: ['es2022'], minify: true, legalComments: 'none', logLevel: 'warning', write: false, plugins: [lib0PlainLogging, lib0BrowserEnvironment] };
 const client = await build({ ...common, entryPoints: [join(here, 'src', 'client.ts')], format: 'iife', globalName: '__waveClient' });
 const plugin = await build({ ...common, entryPoints: [join(here, 'src', 'plugin.ts')], format: 'iife' });
 
