@@ -13,7 +13,7 @@ export class SharedOrder {
    * accepted by the fan-out; never rejects (both only resolve).
    */
   add(shared: Promise<void>): Promise<void> {
-    // `previous` only resolves, so this resolves once both did: one promise a change (this runs for every update).
+    // The tail only resolves, so this resolves once the tail and `shared` did: one promise per change (every update).
     this.tail = this.tail.then(() => shared);
     return this.tail;
   }
