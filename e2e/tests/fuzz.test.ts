@@ -20,7 +20,8 @@
 // runs into the next word, or into the host text's final ".", until its closing space is typed; every word, the host
 // text's included, starts with a capital). A word counts as removed when a piece is the word, contains it, starts with
 // its first four letters (they identify it: a damaged copy), or is a prefix of it recorded while the word was being
-// typed (a peer deleted it half-typed; the prefix may run into a lower-case remnant that followed the caret).
+// typed (a peer deleted it half-typed; the prefix may run into a lower-case remnant that followed the caret, or into
+// what was left of another word whose head had been deleted).
 //
 // One exception, Yjs's own: its undo puts deleted text back next to the deleted text's *current* left neighbour
 // (yjs src/structs/Item.js, `redoItem`), so a peer's undo restoring text exactly where someone is typing a word puts
@@ -492,6 +493,16 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
     const pieces = (token: string) => token.split(/(?=[A-Z])|[^A-Za-z]+/).filter(Boolean);
     const fragments = removals.map((rm) => ({ at: rm.at, parts: rm.tokens.flatMap(pieces) }));
     const removedExact = new Set(fragments.flatMap((f) => f.parts));
+    /** Every proper tail of a typed word (what is left once a peer deleted its head), with the words it ends. */
+    const tails = new Map<string, string[]>();
+    for (const { word: w } of typed) {
+      for (let i = 1; i < w.length; i++) {
+        const list = tails.get(w.slice(i));
+        if (list) list.push(w);
+        else tails.set(w.slice(i), [w]);
+      }
+    }
+    const tailOfAnother = (head: string, rest: string) => (tails.get(rest) ?? []).some((w) => !w.startsWith(head));
     const isRemoved = ({ word, from, to }: { word: string; from: number; to: number }) =>
       removedExact.has(word) ||
       fragments.some((rm) =>
@@ -499,7 +510,7 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
           (f) =>
             f.includes(word) ||
             f.startsWith(word.slice(0, ID_LENGTH)) ||
-            (halfTyped(word, f) && rm.at >= from && rm.at <= to + PARTIAL_WORD_SLACK_MS),
+            (halfTyped(word, f, tailOfAnother) && rm.at >= from && rm.at <= to + PARTIAL_WORD_SLACK_MS),
         ),
       );
     // A word counts where its letters are, even run together with a neighbour: a peer who deletes the whitespace
@@ -609,13 +620,18 @@ async function fuzz(editor: FuzzEditor, label: string, seed: number): Promise<vo
 
 /**
  * True when the piece `f` is what a peer saw of `word` while it was being typed: a prefix of it, possibly run together
- * with a lower-case remnant that followed the caret ("Ca" + "e." of a half-deleted "Line." reads "Cae").
+ * with a lower-case remnant that followed the caret ("Ca" + "e." of a half-deleted "Line." reads "Cae"), or with what
+ * is left of another word whose head was deleted (`tailOfAnother(head, rest)`: `rest` ends a typed word that does not
+ * start with `head`; "Aa" + the "ahoacu" of a "Caahoacu" that lost its "Ca" reads "Aaahoacu").
  */
-function halfTyped(word: string, f: string): boolean {
+function halfTyped(word: string, f: string, tailOfAnother: (head: string, rest: string) => boolean): boolean {
   let common = 0;
   while (common < f.length && f[common] === word[common]) common++;
-  // A remnant longer than 4 letters could be most of another word of the same user ("Caa…"): not this one.
-  return common === f.length || (common >= 2 && f.length - common <= 4);
+  if (common === f.length || (common >= 2 && f.length - common <= 4)) return true;
+  // A longer remnant could be most of another word of the same user ("Caa…"): not this one, unless it is the tail of
+  // a word that piece does not start (the remnant may begin with letters the prefix shares: try every split).
+  for (let k = 2; k <= common; k++) if (tailOfAnother(f.slice(0, k), f.slice(k))) return true;
+  return false;
 }
 
 /** Each user's last 40 operations, and earlier ones that typed one of `words` (numbered from 0). */
