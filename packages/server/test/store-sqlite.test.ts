@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../src/store/sqlite.js';
+import { CHANGE_LOG_FOLD } from '../src/store/sqlite-webhooks.js';
+import type { DocChange, DocKey } from '../src/store/types.js';
 import { SqliteWriterThread } from '../src/store/sqlite-writer-thread.js';
 import { openStore, StoreUrlError } from '../src/store/index.js';
 import { runStoreContract } from './store-contract.js';
@@ -147,6 +149,107 @@ describe('SqliteStore specifics', () => {
     } finally {
       await broken.close();
       await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the change feed and versions exact while its change log is folded into doc_changes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wave-store-'));
+    const path = join(dir, 'wave.db');
+    const store = new SqliteStore(path);
+    try {
+      const docs = Array.from({ length: 300 }, (_, i) => ({ account: 'acme', docId: `d${i}` }));
+      const stranger = { account: 'other', docId: 'd0' };
+      for (const doc of [...docs, stranger]) await store.openSession(doc, { now: 0, graceMs: 60_000, persistent: false });
+      // What the feed must say: per document its latest change (cursors count changes from 1 on a new file).
+      const model = new Map<string, DocChange>();
+      const epochs = new Map<string, number>();
+      let cursor = 0;
+      const record = (doc: DocKey, at: number, deleted: boolean): void => {
+        cursor++;
+        const epoch = epochs.get(doc.docId) ?? 1;
+        model.set(`${doc.account}/${doc.docId}`, { docId: doc.docId, epoch, version: (model.get(`${doc.account}/${doc.docId}`)?.version ?? 0) + 1, deleted, cursor, changedAt: at });
+      };
+      const feedOf = (account: string, since: number): DocChange[] =>
+        [...model.entries()].filter(([k, c]) => k.startsWith(`${account}/`) && c.cursor > since).map(([, c]) => c).sort((a, b) => a.cursor - b.cursor);
+      const readAll = async (account: string, since: number, limit: number): Promise<DocChange[]> => {
+        const all: DocChange[] = [];
+        for (;;) {
+          const page = await store.listChanges(account, since, limit);
+          if (page.length === 0) return all;
+          all.push(...page);
+          since = page.at(-1)!.cursor;
+        }
+      };
+      const check = async (at: string): Promise<void> => {
+        for (const since of [0, Math.floor(cursor / 2), cursor - 7, cursor]) {
+          assert.deepEqual(await readAll('acme', since, 64), feedOf('acme', since), `${at}: the feed after ${since}`);
+        }
+        assert.deepEqual(await store.listChanges('other', 0, 10), feedOf('other', 0), `${at}: another account's feed`);
+        for (const doc of [docs[0]!, docs[5]!, docs[299]!, stranger]) {
+          assert.deepEqual(await store.docChange(doc), model.get(`${doc.account}/${doc.docId}`), `${at}: ${doc.docId}`);
+        }
+      };
+
+      await check('before any change');
+      let folds = 0;
+      for (let batch = 1; cursor < 2 * CHANGE_LOG_FOLD + 500; batch++) {
+        const before = cursor;
+        // 25 documents a batch, each once, in batch order (appendUpdates records its documents in that order).
+        const chosen = [...new Set(Array.from({ length: 25 }, (_, j) => docs[(batch * 7 + j * 13) % docs.length]!))];
+        if (batch % 50 === 0) chosen.push(stranger);
+        await store.appendUpdates(chosen.map((doc) => ({ doc, epoch: epochs.get(doc.docId) ?? 1, update: new Uint8Array([0, 0]) })), batch);
+        for (const doc of chosen) record(doc, batch, false);
+        if (batch === 120) {
+          // Deleted, then edited in a new session: the version goes on counting.
+          await store.deleteDocument(docs[5]!, batch);
+          record(docs[5]!, batch, true);
+          await check('after a deletion');
+          epochs.set('d5', (await store.openSession(docs[5]!, { now: batch, graceMs: 60_000, persistent: false })).epoch);
+        }
+        if (Math.floor(cursor / CHANGE_LOG_FOLD) > Math.floor(before / CHANGE_LOG_FOLD)) {
+          folds++;
+          await check(`after fold ${folds}`);
+        } else if (batch % 40 === 0) await check(`batch ${batch}`);
+      }
+      await check('at the end');
+      assert.equal(folds, 2);
+      const db = new Database(path, { readonly: true });
+      const logged = (db.prepare('SELECT count(*) AS n FROM doc_change_log').get() as { n: number }).n;
+      db.close();
+      assert.equal(logged, cursor % CHANGE_LOG_FOLD, 'the log holds the changes since the last fold');
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("opens a version 4 file, whose feed is doc_changes alone, and goes on counting its versions and cursors", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wave-store-'));
+    const path = join(dir, 'wave.db');
+    try {
+      const doc = { account: 'acme', docId: 'a' };
+      const first = new SqliteStore(path);
+      await first.openSession(doc, { now: 0, graceMs: 60_000, persistent: false });
+      await first.close();
+      // What a version 4 server left: no change log, the feed's rows in doc_changes, the counter at the last cursor.
+      const raw = new Database(path);
+      raw.exec(`DROP TABLE doc_change_log;
+        INSERT INTO doc_changes (account, doc_id, epoch, version, cursor, deleted, changed_at) VALUES ('acme', 'a', 1, 7, 9, 0, 5);
+        UPDATE change_cursor SET value = 9;
+        PRAGMA user_version = 4;`);
+      raw.close();
+      const store = new SqliteStore(path);
+      try {
+        assert.deepEqual(await store.docChange(doc), { docId: 'a', epoch: 1, version: 7, deleted: false, cursor: 9, changedAt: 5 });
+        await store.appendUpdates([{ doc, epoch: 1, update: new Uint8Array([0, 0]) }], 6);
+        const latest = { docId: 'a', epoch: 1, version: 8, deleted: false, cursor: 10, changedAt: 6 };
+        assert.deepEqual(await store.docChange(doc), latest);
+        assert.deepEqual(await store.listChanges('acme', 9, 10), [latest]);
+      } finally {
+        await store.close();
+      }
+    } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });

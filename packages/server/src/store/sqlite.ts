@@ -35,9 +35,9 @@ import { SqliteWriterThread } from './sqlite-writer-thread.js';
 /** Bumped when the schema changes; `PRAGMA user_version` holds the version a file was created with. */
 /**
  * 2: `keys.secret_sealed` (tokens need the secret; secret-box.ts). 3: `key_changes` (watchKeys). 4: webhook outbox
- * and change feed.
+ * and change feed. 5: the feed's change log (sqlite-webhooks.ts); a server of version 4 would not read it.
  */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 /** How often a watching server reads the key change counter: a revoked key's sockets close within this + a query. */
 const KEY_POLL_MS = 250;
