@@ -63,7 +63,8 @@ export class Metrics {
   messageHandlingMax = 0;
   /**
    * The same in CPU seconds of this process: the work Wave does for one message, unaffected by other processes
-   * competing for the CPU (the wall time above includes being descheduled on a busy machine).
+   * competing for the CPU (the wall time above includes being descheduled on a busy machine). A message handled in
+   * under 1 ms of wall time counts that wall time, an upper bound of its CPU time (connection.ts, `CPU_READ_FROM_MS`).
    */
   messageHandlingCpuMax = 0;
 
