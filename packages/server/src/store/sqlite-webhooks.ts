@@ -8,8 +8,8 @@
  * of the last fold: every `CHANGE_LOG_FOLD`-th change (by cursor) folds the log into it, in the transaction of that
  * change, and empties the log. A document's feed entry is its latest logged change, its version `doc_changes`'
  * plus its logged changes; a document with none logged has its `doc_changes` row. Updating `doc_changes` at every
- * change instead dirtied two pages per document changed (its row and its cursor index entry) in every commit, about
- * half of what a commit wrote under many documents (bench/ANALYSIS.md). Each read of the feed is one statement,
+ * change instead dirtied two pages per document changed (its row and its cursor index entry) in every commit: 37 %
+ * of the bytes written per update under many documents (bench/ANALYSIS.md). Each read of the feed is one statement,
  * so it sees the two tables at one commit, before a fold or after it.
  */
 import type Database from 'better-sqlite3';
