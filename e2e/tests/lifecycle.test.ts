@@ -66,9 +66,12 @@ it('asks "leave site?" only while edits are unsaved (config confirmLeave)', asyn
         allowErrors: [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/],
       });
       const dialogs: string[] = [];
+      // Each dismissal is awaited before the scene closes its contexts: a context closed while Playwright still
+      // dismisses a beforeunload dialog in it races that dismissal (playwright#39701).
+      const dismissals: Array<Promise<void>> = [];
       ann.page.on('dialog', (dialog) => {
         dialogs.push(dialog.type());
-        void dialog.dismiss();
+        dismissals.push(dialog.dismiss());
       });
       await ann.page.locator('#editor').focus();
       await ann.page.keyboard.type(' saved');
@@ -79,7 +82,7 @@ it('asks "leave site?" only while edits are unsaved (config confirmLeave)', asyn
       const bob = await scene.open('Bob', textarea, { doc, allowErrors: [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/] });
       bob.page.on('dialog', (dialog) => {
         dialogs.push(dialog.type());
-        void dialog.dismiss();
+        dismissals.push(dialog.dismiss());
       });
       await own.stop();
       await bob.page.waitForFunction(() => window.coedit!.getState() === 'offline');
@@ -88,7 +91,9 @@ it('asks "leave site?" only while edits are unsaved (config confirmLeave)', asyn
       await bob.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === false);
       await bob.page.close({ runBeforeUnload: true });
       await waitUntil(() => dialogs.length > 0, { message: 'the beforeunload dialog' });
+      await Promise.all(dismissals);
       assert.deepEqual(dialogs, ['beforeunload']);
+      assert.equal(bob.page.isClosed(), false, 'dismissing the dialog keeps the page open');
     });
   } finally {
     await own.stop();
