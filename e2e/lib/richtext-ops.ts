@@ -13,6 +13,10 @@ function contentTexts() {
     return /\S/.test(n.data.replace(/[\u200b\ufeff]/g, ''));
   });
 }
+/** The editor's zero-width markers (U+200B, U+FEFF): no characters of the document. */
+var ZERO_WIDTH = /[\u200b\ufeff]/;
+/** \`text\` without them. */
+function visible(text) { return text.replace(/[\u200b\ufeff]/g, ''); }
 function pick(list, r) { return list[Math.min(list.length - 1, Math.floor(r * list.length))]; }
 var BLOCKS = 'p,li,td,th,h1,h2,h3,h4,h5,h6,pre,blockquote';
 function blockOf(n) { return n.parentElement.closest(BLOCKS) || root(); }
@@ -38,14 +42,19 @@ function blockAround(all, picked) {
     groups[groups.length - 1].push(n);
   });
   var nodes = groups.filter(function (g) { return g.indexOf(picked) >= 0; })[0];
-  var str = '', starts = [];
-  nodes.forEach(function (n) { starts.push(str.length); str += n.data; });
-  return {
-    str: str,
-    at: function (i) {
-      for (var k = nodes.length - 1; k >= 0; k--) if (starts[k] < i || (k === 0)) return { node: nodes[k], offset: i - starts[k] };
-    },
-  };
+  // The visible text only: the editor's zero-width markers (TinyMCE's caret containers, U+FEFF, which \s matches)
+  // are no characters of the document, and a boundary "after" one can lie inside a word a peer is typing. points[i]:
+  // the DOM point right after visible character i - 1 (points[0]: before the first one).
+  var str = '', points = [];
+  nodes.forEach(function (n) {
+    for (var o = 0; o < n.data.length; o++) {
+      if (ZERO_WIDTH.test(n.data[o])) continue;
+      if (str.length === 0) points.push({ node: n, offset: o });
+      str += n.data[o];
+      points.push({ node: n, offset: o + 1 });
+    }
+  });
+  return { str: str, at: function (i) { return points[i]; } };
 }
 function caretAtBoundary(r1, r2) {
   var b = randomBlock(r1);
@@ -107,8 +116,8 @@ function armEnter() {
   d.addEventListener('keydown', function h(e) {
     if (e.key !== 'Enter') return;
     d.removeEventListener('keydown', h, true);
-    var before = root().textContent;
-    setTimeout(function () { window.__enter = { before: before, after: root().textContent }; }, 0);
+    var before = visible(root().textContent);
+    setTimeout(function () { window.__enter = { before: before, after: visible(root().textContent) }; }, 0);
   }, true);
 }
 `;

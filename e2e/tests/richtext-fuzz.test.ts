@@ -55,13 +55,13 @@ function deleteAcross(r1, r2, r3) {
   if (starts.length === 0 || ends.length === 0) return '';
   var s = a.at(pick(starts, r3)), e = b.at(pick(ends, 1 - r3));
   setRange(s.node, s.offset, e.node, e.offset);
-  var text = root().ownerDocument.getSelection().toString();
+  var text = visible(root().ownerDocument.getSelection().toString());
   if (root().ownerDocument.getSelection().isCollapsed) return '';
   if (kind === 'tinymce') T.execCommand('Delete'); else root().ownerDocument.execCommand('delete');
   return text;
 }
 /** Pastes \`html\` at a random boundary; returns the editor's text right after (the editor may drop some of it). */
-function paste(r1, r2, html) { caretAtBoundary(r1, r2); run('html', { html: html }); return root().textContent; }
+function paste(r1, r2, html) { caretAtBoundary(r1, r2); run('html', { html: html }); return visible(root().textContent); }
 /** The text's items in list order, deleted ones included (Yjs internals: the \`Y.Text\`'s \`_start\`, then each \`right\`). */
 function textItems() {
   var list = [];
@@ -170,9 +170,9 @@ function itemsAround(word, client) {
 }
 /** Undo through the editor's own command (what its toolbar button and keys run): the text before and after. */
 function undoOnce() {
-  var before = root().textContent;
+  var before = visible(root().textContent);
   run('undo');
-  return { before: before, after: root().textContent };
+  return { before: before, after: visible(root().textContent) };
 }
 `;
 
