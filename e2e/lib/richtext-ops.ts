@@ -3,20 +3,19 @@
 // random choice is an argument `r` in [0, 1) drawn by the caller from its seeded PRNG. Plain JavaScript source, for
 // the reason given in richtext-drivers.ts.
 
+import { BLOCKS as BLOCK_HELPERS_JS } from './richtext-drivers.ts';
+
 /** Caret placement, word ranges, word deletion and formatting, block changes, and Enter instrumentation. */
 export const EDIT_OPS_JS = String.raw`
+${BLOCK_HELPERS_JS}
 function contentTexts() {
   return texts().filter(function (n) {
     for (var e = n.parentElement; e && e !== root(); e = e.parentElement) {
       if (e.hasAttribute('data-mce-bogus') || e.classList.contains('fr-marker') || e.getAttribute('data-f-id') === 'pbf') return false;
     }
-    return /\S/.test(n.data.replace(/[\u200b\ufeff]/g, ''));
+    return /\S/.test(visible(n.data));
   });
 }
-/** The editor's zero-width markers (U+200B, U+FEFF): no characters of the document. */
-var ZERO_WIDTH = /[\u200b\ufeff]/;
-/** \`text\` without them. */
-function visible(text) { return text.replace(/[\u200b\ufeff]/g, ''); }
 function pick(list, r) { return list[Math.min(list.length - 1, Math.floor(r * list.length))]; }
 var BLOCKS = 'p,li,td,th,h1,h2,h3,h4,h5,h6,pre,blockquote';
 function blockOf(n) { return n.parentElement.closest(BLOCKS) || root(); }
@@ -48,7 +47,7 @@ function blockAround(all, picked) {
   var str = '', points = [];
   nodes.forEach(function (n) {
     for (var o = 0; o < n.data.length; o++) {
-      if (ZERO_WIDTH.test(n.data[o])) continue;
+      if (visible(n.data[o]) === '') continue;
       if (str.length === 0) points.push({ node: n, offset: o });
       str += n.data[o];
       points.push({ node: n, offset: o + 1 });
