@@ -227,6 +227,32 @@ for (const { kind, driver } of EDITORS) {
       });
     });
 
+    it('a caret on an empty line, in the middle or at the end, is drawn on that line, at its start', { timeout: TIMEOUT_MS }, async () => {
+      await withScene(browser, server, `presence-empty-line-${kind}`, async (scene) => {
+        const doc = freshDocId(`presence-empty-line-${kind}`);
+        const lines = 'first\n\nthird';
+        const ada = await scene.open('Ada Lovelace', driver, { doc, text: lines });
+        const bob = await scene.open('Bob', driver, { doc, text: lines });
+        await ada.driver.focusStart(ada.page);
+        await ada.page.keyboard.press('ArrowDown');
+        const first = await until('"first" in Bob\'s page', () => wordBox(bob.page, kind, 'first'), (b) => b !== null);
+        const third = (await wordBox(bob.page, kind, 'third'))!;
+        await until(
+          "Ada's caret on the empty line in Bob's page",
+          () => drawn(bob.page, 'Ada Lovelace'),
+          (d) => d.caret !== null && near(d.caret.left, first!.left, PX) && d.caret.top >= first!.bottom - PX && d.caret.bottom <= third.top + PX,
+        );
+        // A new empty line at the end.
+        await ada.driver.focusEnd(ada.page);
+        await ada.page.keyboard.press('Enter');
+        await until(
+          "Ada's caret on the new last line in Bob's page",
+          () => drawn(bob.page, 'Ada Lovelace'),
+          (d) => d.caret !== null && near(d.caret.left, first!.left, PX) && d.caret.top >= third.bottom - PX,
+        );
+      });
+    });
+
     it('a pointer in the blank part of the editor below a one-line text shows whole, label included', { timeout: TIMEOUT_MS }, async () => {
       // Quill's root and TinyMCE's iframe body are only as tall as their text: below the first line a pointer must
       // still be drawn whole (Quill clips to its root) and sent (TinyMCE: the mouse is over the frame's <html> there).

@@ -75,7 +75,7 @@ class TextareaPresence implements PresenceHost {
     const range = mirror.ownerDocument.createRange();
     range.setStart(text, at(head));
     range.collapse(true);
-    const caret = caretRect(range);
+    const caret = caretRect(range) ?? lineStartCaret(text, at(head));
     let selection: Rect[] = [];
     if (anchor !== head) {
       range.setStart(text, at(Math.min(anchor, head)));
@@ -145,4 +145,19 @@ class TextareaPresence implements PresenceHost {
     if (this.text!.data !== value) this.text!.data = value;
     return { text: this.text!, mirror };
   }
+}
+
+/**
+ * A caret at the start of an empty line, where a collapsed range has no box in Chromium: the left edge of the
+ * character after it, that line's own "\n" (or the mirror's trailing zero-width space after a final "\n").
+ */
+function lineStartCaret(text: Text, at: number): Rect | null {
+  const range = text.ownerDocument.createRange();
+  if (at < text.length) {
+    range.setStart(text, at);
+    range.setEnd(text, at + 1);
+  } else if (text.nextSibling) range.selectNodeContents(text.nextSibling);
+  else return null;
+  const r = range.getClientRects()[0];
+  return r ? { left: r.left, top: r.top, width: 0, height: r.height } : null;
 }

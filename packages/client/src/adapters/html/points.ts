@@ -33,18 +33,21 @@ export function unitsOf(lines: readonly Line[]): number {
 }
 
 /**
- * Reads `top` once, calling `visit` with each point the parser reads and its offset in `lines` (a point in a line
- * past the last one is at the block's last unit), until `visit` returns true. A point's offset depends only on what
- * comes before it, so a caller stops as soon as it has its answer: the cost is the block's part before the point.
+ * Reads `top` once, calling `visit` with each point the parser reads in `top` (its own and its descendants') and
+ * its offset in `lines` (a point in a line past the last one is at the block's last unit), until `visit` returns
+ * true. A point's offset depends only on what comes before it, so a caller stops as soon as it has its answer: the
+ * cost is the block's part before the point.
  */
 function readPoints(top: Node, dialect: HtmlDialect, lines: readonly Line[], visit: (node: Node, offset: number, units: number) => boolean): void {
   const lengths = lines.map(lineLength);
   const starts: number[] = [0];
   for (const n of lengths) starts.push(starts[starts.length - 1]! + n + 1);
   const last = Math.max(0, starts[lines.length]! - 1);
+  // The parser reads a parent around `top`; its points (before and after `top`) are in no DOM.
+  const parent = wrap([top as unknown as HtmlNode]);
   const onPoint: PointSink = (node, offset, line, unit) =>
-    visit(node as unknown as Node, offset, line < lines.length ? starts[line]! + Math.min(unit, lengths[line]!) : last);
-  parseHtml(wrap([top as unknown as HtmlNode]), { dialect, newId: () => 'id', onPoint });
+    node !== parent && visit(node as unknown as Node, offset, line < lines.length ? starts[line]! + Math.min(unit, lengths[line]!) : last);
+  parseHtml(parent, { dialect, newId: () => 'id', onPoint });
 }
 
 /**
@@ -71,27 +74,43 @@ export function offsetInBlock(top: Node, container: Node, offset: number, dialec
   return Math.max(0, unitsOf(lines) - 1);
 }
 
-/** The DOM point of offset `units` in `top`'s lines; a point in a text node where there is one. */
+/**
+ * The DOM point of offset `units` in `top`'s lines: of the points at that offset, the first in a text node, which
+ * keeps the caret inside the formatting it belongs to; with none (an empty line: `<p><br></p>`, `<li><br></li>`),
+ * the first of the deepest, inside the line's own element rather than between blocks (`(ul, 1)`) or after its
+ * `<br>`. With no point at that offset, the first past it; with none that far (a block that shows less than its
+ * lines), the last point.
+ */
 export function pointInBlock(top: Node, units: number, dialect: HtmlDialect, lines: readonly Line[]): DomPoint {
-  // The first point at or past `units`, and up to five after it: among the points at this offset, a text node's
-  // keeps the caret inside the formatting it belongs to. (top, 0) is the block's start as much as its first inner
-  // point, so it is not a candidate. With no point that far (a block that shows less than its lines), its last.
-  const candidates: Array<DomPoint & { units: number }> = [];
-  let last: DomPoint = { node: top, offset: 0 };
-  readPoints(top, dialect, lines, (node, offset, at) => {
-    if (node === top && offset === 0 && top.nodeType === ELEMENT) return false;
-    if (at < units) {
-      last = { node, offset };
+  const found: { deepest: (DomPoint & { depth: number }) | null; past: DomPoint | null; last: DomPoint } = {
+    deepest: null,
+    past: null,
+    last: { node: top, offset: 0 },
+  };
+  readPoints(top, dialect, lines, (node, offset, pointUnits) => {
+    if (pointUnits < units) {
+      found.last = { node, offset };
       return false;
     }
-    candidates.push({ node, offset, units: at });
-    // The choice below is made at the first text point or the sixth candidate.
-    return candidates.length >= 6 || node.nodeType === TEXT;
+    if (pointUnits === units && node.nodeType === TEXT) {
+      found.deepest = { node, offset, depth: Infinity };
+      return true;
+    }
+    if (pointUnits > units) {
+      found.past = { node, offset };
+      return true;
+    }
+    const depth = depthIn(top, node);
+    if (!found.deepest || depth > found.deepest.depth) found.deepest = { node, offset, depth };
+    return false;
   });
-  for (const p of candidates) {
-    if (p.node.nodeType === TEXT && p.units === units) return { node: p.node, offset: p.offset };
-    if (p.node.nodeType === TEXT) break;
-  }
-  const first = candidates[0];
-  return first ? { node: first.node, offset: first.offset } : last;
+  const chosen = found.deepest ?? found.past ?? found.last;
+  return { node: chosen.node, offset: chosen.offset };
+}
+
+/** How many parents up from `node` `top` is (0: `node` is `top`). */
+function depthIn(top: Node, node: Node): number {
+  let depth = 0;
+  for (let n: Node | null = node; n && n !== top; n = n.parentNode) depth++;
+  return depth;
 }
