@@ -285,6 +285,24 @@ for (const driver of RICH_TEXT_DRIVERS) {
       });
     });
 
+    it('a format turned on and off at a collapsed caret (Ctrl+B, Ctrl+I) applies to what is typed next, in every editor', { timeout: TIMEOUT_MS }, async () => {
+      const flat = (h: string) => h.replace(/\n\s*/g, '').replace(/&nbsp;|\u00a0/g, ' ');
+      await withPair(`${driver.name}-rt-pending-format`, driver, undefined, async (ann, bob) => {
+        await driver.focusEnd(ann.page);
+        await driver.type(ann.page, 'plain ');
+        await ann.page.keyboard.press('Control+b');
+        await driver.type(ann.page, 'bold');
+        await ann.page.keyboard.press('Control+b');
+        await driver.type(ann.page, ' and ');
+        await ann.page.keyboard.press('Control+i');
+        await driver.type(ann.page, 'italic');
+        await ann.page.keyboard.press('Control+i');
+        await driver.type(ann.page, ' end');
+        const html = flat(await convergedHtml([ann, bob], (h) => h.includes('end')));
+        assert.match(html, /<p>plain <strong>bold<\/strong> and <em>italic<\/em> end<\/p>/, `in both editors: ${html}`);
+      });
+    });
+
     it('formatting made in one editor appears in the other: marks, link, heading, lists, quote, table, image', { timeout: TIMEOUT_MS }, async () => {
       const label = `${driver.name}-rt-format`;
       await withScene(browser, server, label, async (scene) => {

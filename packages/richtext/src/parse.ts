@@ -92,6 +92,11 @@ const GENERIC_BLOCKS = new Set([
 ]);
 const STRUCTURE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th']);
 
+/** Whether the parser reads element `tag` (lower case) as a block: a line or lines of its own, not inline content. */
+export function isBlockTag(tag: string): boolean {
+  return GENERIC_BLOCKS.has(tag) || STRUCTURE.has(tag);
+}
+
 /** Inline tags → the format they mean ([RT-H4]). Other inline tags are unwrapped. */
 const MARK_TAGS: Readonly<Record<string, [string, unknown]>> = {
   strong: ['bold', true], b: ['bold', true], em: ['italic', true], i: ['italic', true], u: ['underline', true],
@@ -142,6 +147,13 @@ interface Ctx {
 }
 
 const SPACE_MARK = '\u0001';
+/**
+ * A zero-width character (U+200B, U+FEFF) while parsing: no content, but a browser lays it out as a character, so a
+ * collapsible space next to it does not collapse with the line's start, its end or another space (Chromium shows
+ * `ab\u200b \u200b` and `a \u200b b` with their spaces). Editors leave such characters where the caret holds a
+ * format (Froala types a space after a bold word into `\u200b\u200b\u200b\u200b`).
+ */
+const ZW_MARK = '\u0002';
 const ZERO_WIDTH = /[\u200b\ufeff]/g;
 const isZeroWidth = (c: string): boolean => c === '\u200b' || c === '\ufeff';
 const isCollapsible = (c: string): boolean => c === ' ' || c === '\t' || c === '\n' || c === '\r';
@@ -193,7 +205,12 @@ class Reader {
 
   /** Counts one source character of a text outside code, as `cleanSpaces` will keep it. */
   private sourceChar(c: string): void {
-    if (isZeroWidth(c)) return;
+    if (isZeroWidth(c)) {
+      // A space before it is no longer at the line's end, and one after it is not collapsed (ZW_MARK).
+      this.prevSpace = false;
+      this.trailingSpace = false;
+      return;
+    }
     if (!isCollapsible(c)) return this.kept(1);
     if (!this.prevSpace) {
       this.units++;
@@ -264,7 +281,7 @@ class Reader {
       return;
     }
     if (tag === 'img') return this.image(node, ctx, marks);
-    if (GENERIC_BLOCKS.has(tag) || STRUCTURE.has(tag)) return this.block(node, tag, ctx, marks);
+    if (isBlockTag(tag)) return this.block(node, tag, ctx, marks);
     let inner = marks;
     const mark = MARK_TAGS[tag];
     if (mark) inner = { ...inner, [mark[0]]: mark[1] };
@@ -293,10 +310,23 @@ class Reader {
   text(node: HtmlNode, ctx: Ctx, marks: Marks): void {
     const raw = node.data ?? '';
     if (ctx.code) return this.codeText(node, raw, ctx, marks);
-    const text = raw.replace(ZERO_WIDTH, '');
-    // Whitespace between blocks is source formatting, not content ([RT-H5]).
-    if (text === '' || (!this.cur && /^[ \t\n\r]*$/.test(text))) {
-      if (this.onPoint) for (let i = 0; i <= raw.length; i++) this.point(node, i);
+    // Whitespace between blocks is source formatting, not content ([RT-H5]); zero-width characters there are none.
+    if (raw === '' || (!this.cur && /^[ \t\n\r\u200b\ufeff]*$/.test(raw))) {
+      if (!this.onPoint) return;
+      // A character inserted at offset i opens a line there, after the spaces before it that a zero-width character
+      // keeps (one per run, as `sourceChar` counts them).
+      let kept = 0;
+      let prevSpace = true;
+      for (let i = 0; i <= raw.length; i++) {
+        this.point(node, i, kept);
+        const c = raw[i];
+        if (c === undefined) break;
+        if (isZeroWidth(c)) prevSpace = false;
+        else if (!prevSpace) {
+          kept++;
+          prevSpace = true;
+        }
+      }
       return;
     }
     const ops = this.open(ctx);
@@ -307,7 +337,7 @@ class Reader {
       }
       this.point(node, raw.length);
     }
-    pushText(ops, text.replace(/[ \t\n\r]/g, SPACE_MARK), marks);
+    pushText(ops, raw.replace(/[ \t\n\r]/g, SPACE_MARK).replace(ZERO_WIDTH, ZW_MARK), marks);
   }
 
   /**
@@ -461,8 +491,12 @@ class Reader {
 
 /** A `<br>` at the end of a line is invisible (the renderer's placeholder): not content ([RT-H6]). */
 function dropTrailingBreak(ops: Op[]): Op[] {
-  const last = ops[ops.length - 1];
-  return last && typeof last.insert !== 'string' && last.insert['break'] === true ? ops.slice(0, -1) : ops;
+  // Zero-width characters after it are none (ZW_MARK).
+  let end = ops.length;
+  const zeroWidthOnly = (op: Op): boolean => typeof op.insert === 'string' && op.insert.split(ZW_MARK).join('') === '';
+  while (end > 0 && zeroWidthOnly(ops[end - 1]!)) end--;
+  const last = ops[end - 1];
+  return last && typeof last.insert !== 'string' && last.insert['break'] === true ? [...ops.slice(0, end - 1), ...ops.slice(end)] : ops;
 }
 
 /**
@@ -481,7 +515,12 @@ function cleanSpaces(ops: Op[]): Op[] {
     }
     let s = '';
     for (const c of op.insert) {
-      if (c === SPACE_MARK) {
+      if (c === ZW_MARK) {
+        // Not content: a collapsible space kept right before it stays (no trim), and one after it is kept.
+        if (s.endsWith(SPACE_MARK)) s = `${s.slice(0, -1)}\u00a0`;
+        else if (s === '') keepLastSpace(out);
+        prevSpace = false;
+      } else if (c === SPACE_MARK) {
         if (!prevSpace) s += SPACE_MARK;
         prevSpace = true;
       } else {
@@ -494,6 +533,12 @@ function cleanSpaces(ops: Op[]): Op[] {
   trimEnd(out);
   // eslint-disable-next-line no-control-regex -- U+0001 is SPACE_MARK, a collapsible space while parsing
   return out.map((op) => (typeof op.insert === 'string' ? { ...op, insert: op.insert.replace(/[\u0001\u00a0]/g, ' ') } : op)).filter((op) => op.insert !== '');
+}
+
+/** A collapsible space ending `ops` becomes a kept one (a no-break space until `cleanSpaces` ends). */
+function keepLastSpace(ops: Op[]): void {
+  const last = ops[ops.length - 1];
+  if (last && typeof last.insert === 'string' && last.insert.endsWith(SPACE_MARK)) last.insert = `${last.insert.slice(0, -1)}\u00a0`;
 }
 
 function trimEnd(ops: Op[]): void {

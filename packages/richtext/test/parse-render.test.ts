@@ -54,6 +54,14 @@ describe('whitespace', () => {
   it('[RT-H5] source whitespace collapses, no-break spaces are kept as spaces, zero-width spaces dropped', () => {
     assert.deepEqual(linesOf('<p>\n  a \n  b\u200b  </p>\n<p>x&nbsp;&nbsp;y&nbsp;</p>'), [L('a b'), L('x  y ')]);
   });
+  it('[RT-H5] a space next to a zero-width character is kept, as Chromium shows it: not at the line\'s start or end, not collapsed with another', () => {
+    // Froala, a bold format turned off after "bold" and a space typed: `<strong>bold</strong>\u200b \u200b\u200b\u200b`.
+    assert.deepEqual(linesOf('<p><b>bold</b>\u200b \u200b\u200b</p>'), [{ ops: [{ insert: 'bold', attributes: { bold: true } }, { insert: ' ' }], attrs: {} }]);
+    assert.deepEqual(linesOf('<p>\ufeff a</p><p>a \u200b b</p><p>a\u200b<b>\u200b</b> b</p>'), [L(' a'), L('a  b'), L('a b')]);
+    // Only beside it: spaces after it at the end of the line, or before it at the start, still collapse away.
+    assert.deepEqual(linesOf('<p> \u200bab\u200b  </p><p>x<br>\u200b</p>'), [L('ab'), L('x')]);
+  });
+
   it('[RT-H5] in a <pre> whitespace is kept and a no-break space is a plain space: a paragraph made a code block reads the same', () => {
     const code = { 'code-block': true };
     assert.deepEqual(linesOf('<pre>\u00a0a &nbsp;b  c&nbsp;</pre>'), [L(' a  b  c ', code)]);
