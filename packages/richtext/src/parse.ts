@@ -92,17 +92,20 @@ const GENERIC_BLOCKS = new Set([
 ]);
 const STRUCTURE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th']);
 
-/** Whether the parser reads element `tag` (lower case) as a block: a line or lines of its own, not inline content. */
-export function isBlockTag(tag: string): boolean {
-  return GENERIC_BLOCKS.has(tag) || STRUCTURE.has(tag);
-}
-
 /** Inline tags → the format they mean ([RT-H4]). Other inline tags are unwrapped. */
 const MARK_TAGS: Readonly<Record<string, [string, unknown]>> = {
   strong: ['bold', true], b: ['bold', true], em: ['italic', true], i: ['italic', true], u: ['underline', true],
   ins: ['underline', true], s: ['strike', true], strike: ['strike', true], del: ['strike', true], code: ['code', true],
   kbd: ['code', true], tt: ['code', true], samp: ['code', true], sub: ['script', 'sub'], sup: ['script', 'super'],
 };
+
+/**
+ * Whether element `tag` (lower case) is inline formatting: a format of its own (MARK_TAGS), a link, a `<font>` or a
+ * `<span>` (styles). Empty, it shows nothing.
+ */
+export function isFormatTag(tag: string): boolean {
+  return Object.hasOwn(MARK_TAGS, tag) || tag === 'a' || tag === 'span' || tag === 'font';
+}
 
 type Marks = Record<string, unknown>;
 
@@ -281,7 +284,7 @@ class Reader {
       return;
     }
     if (tag === 'img') return this.image(node, ctx, marks);
-    if (isBlockTag(tag)) return this.block(node, tag, ctx, marks);
+    if (GENERIC_BLOCKS.has(tag) || STRUCTURE.has(tag)) return this.block(node, tag, ctx, marks);
     let inner = marks;
     const mark = MARK_TAGS[tag];
     if (mark) inner = { ...inner, [mark[0]]: mark[1] };

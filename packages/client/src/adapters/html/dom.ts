@@ -4,7 +4,7 @@
  * that tells whether a node already shows its block the canonical way, and the minimal patcher.
  */
 import { alignNodes } from './align.js';
-import { EDITOR_DIALECT, escapeAttr, escapeText, isBlockTag, type HtmlNode, type RenderOptions } from 'wave-richtext';
+import { EDITOR_DIALECT, escapeAttr, escapeText, isFormatTag, type HtmlNode, type RenderOptions } from 'wave-richtext';
 
 /** How one editor's DOM differs from plain content, beyond the markers the parser skips (`EDITOR_DIALECT`). */
 export interface EditorDialect {
@@ -64,10 +64,10 @@ export function domHtml(node: Node, d: EditorDialect): string {
   for (let c = node.firstChild; c; c = c.nextSibling) inner += domHtml(c, d);
   if (unwrap(node)) return inner;
   const tag = node.localName.toLowerCase();
-  // An inline element with no content shows nothing. It is how editors hold a format turned on or off at a collapsed
+  // Inline formatting with no content shows nothing. It is how editors hold a format turned on or off at a collapsed
   // caret (TinyMCE's caret container, Froala's empty <strong>) until the next key types into it: re-rendering the
-  // block would drop it, and the format with it.
-  if (inner === '' && tag !== 'br' && tag !== 'img' && !isBlockTag(tag)) return '';
+  // block would drop it, and the format with it. (Other empty elements, an <iframe> say, still differ.)
+  if (inner === '' && isFormatTag(tag)) return '';
   let s = `<${tag}`;
   for (const a of Array.from(node.attributes)) if (!d.internalAttr(a.name)) s += ` ${a.name}="${escapeAttr(a.value)}"`;
   s += '>';
