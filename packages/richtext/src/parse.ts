@@ -315,20 +315,12 @@ class Reader {
     if (ctx.code) return this.codeText(node, raw, ctx, marks);
     // Whitespace between blocks is source formatting, not content ([RT-H5]); zero-width characters there are none.
     if (raw === '' || (!this.cur && /^[ \t\n\r\u200b\ufeff]*$/.test(raw))) {
-      if (!this.onPoint) return;
       // A character inserted at offset i opens a line there, after the spaces before it that a zero-width character
-      // keeps (one per run, as `sourceChar` counts them).
-      let kept = 0;
-      let prevSpace = true;
-      for (let i = 0; i <= raw.length; i++) {
-        this.point(node, i, kept);
-        const c = raw[i];
-        if (c === undefined) break;
-        if (isZeroWidth(c)) prevSpace = false;
-        else if (!prevSpace) {
-          kept++;
-          prevSpace = true;
-        }
+      // keeps: counted as in a line (`open` starts the count again).
+      if (!this.cur) [this.units, this.prevSpace] = [0, true];
+      for (let i = 0; this.onPoint && i <= raw.length; i++) {
+        this.point(node, i, this.cur ? 0 : this.units);
+        if (i < raw.length) this.sourceChar(raw[i]!);
       }
       return;
     }

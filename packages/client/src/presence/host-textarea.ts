@@ -153,11 +153,8 @@ class TextareaPresence implements PresenceHost {
  */
 function lineStartCaret(text: Text, at: number): Rect | null {
   const range = text.ownerDocument.createRange();
-  if (at < text.length) {
-    range.setStart(text, at);
-    range.setEnd(text, at + 1);
-  } else if (text.nextSibling) range.selectNodeContents(text.nextSibling);
-  else return null;
-  const r = range.getClientRects()[0];
-  return r ? { left: r.left, top: r.top, width: 0, height: r.height } : null;
+  if (at < text.length) range.setStart(text, at);
+  else range.setStart(text.nextSibling!, 0);
+  range.setEnd(range.startContainer, range.startOffset + 1);
+  return caretRect(range);
 }

@@ -82,30 +82,24 @@ export function offsetInBlock(top: Node, container: Node, offset: number, dialec
  * lines), the last point.
  */
 export function pointInBlock(top: Node, units: number, dialect: HtmlDialect, lines: readonly Line[]): DomPoint {
-  const found: { deepest: (DomPoint & { depth: number }) | null; past: DomPoint | null; last: DomPoint } = {
-    deepest: null,
-    past: null,
-    last: { node: top, offset: 0 },
-  };
-  readPoints(top, dialect, lines, (node, offset, pointUnits) => {
-    if (pointUnits < units) {
-      found.last = { node, offset };
+  let chosen: DomPoint | null = null;
+  let depth = -1;
+  let last: DomPoint = { node: top, offset: 0 };
+  readPoints(top, dialect, lines, (node, offset, at) => {
+    if (at < units) {
+      last = { node, offset };
       return false;
     }
-    if (pointUnits === units && node.nodeType === TEXT) {
-      found.deepest = { node, offset, depth: Infinity };
+    const text = at === units && node.nodeType === TEXT;
+    if (text || at > units) {
+      if (text || !chosen) chosen = { node, offset };
       return true;
     }
-    if (pointUnits > units) {
-      found.past = { node, offset };
-      return true;
-    }
-    const depth = depthIn(top, node);
-    if (!found.deepest || depth > found.deepest.depth) found.deepest = { node, offset, depth };
+    const d = depthIn(top, node);
+    if (d > depth) [chosen, depth] = [{ node, offset }, d];
     return false;
   });
-  const chosen = found.deepest ?? found.past ?? found.last;
-  return { node: chosen.node, offset: chosen.offset };
+  return chosen ?? last;
 }
 
 /** How many parents up from `node` `top` is (0: `node` is `top`). */
