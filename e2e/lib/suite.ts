@@ -11,12 +11,18 @@ import { startServer, type WaveServer } from './server.ts';
 export function serverAndBrowser(use: (server: WaveServer, browser: Browser) => void | Promise<void>): void {
   let server: WaveServer | undefined;
   let browser: Browser | undefined;
+  let closing = false;
   before(async () => {
     server = await startServer();
     browser = await launchBrowser();
+    // A browser that ends before `after` fails every later test of the file at newContext; this line says when.
+    browser.on('disconnected', () => {
+      if (!closing) console.warn(`\n*** ${process.argv[1] ?? 'e2e'}: the shared Chromium ended before the file did ***\n`);
+    });
     await use(server, browser);
   });
   after(async () => {
+    closing = true;
     await browser?.close();
     await server?.stop();
   });

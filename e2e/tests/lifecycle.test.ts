@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { withScene, type Peer, type Scene } from '../lib/browser.ts';
+import type { Browser, Dialog, Page } from 'playwright-core';
+import { launchBrowser, withScene, type Peer, type Scene } from '../lib/browser.ts';
 import { textarea } from '../lib/drivers.ts';
 import { startServer, type WaveServer } from '../lib/server.ts';
 import { freePort, freshDocId, waitUntil } from '../lib/util.ts';
@@ -56,9 +56,12 @@ it('[R6] one document in three tabs of one browser: three users, nobody kicked, 
 });
 
 it('asks "leave site?" only while edits are unsaved (config confirmLeave)', async () => {
+  // This test has a Chromium of its own: its scene closes a context holding a page whose beforeunload dialog was
+  // dismissed, and whatever that does to the browser process cannot reach the shared browser of the later tests.
   const own = await startServer();
+  const ownBrowser = await launchBrowser();
   try {
-    await withScene(browser, own, 'confirm-leave', async (scene) => {
+    await withScene(ownBrowser, own, 'confirm-leave', async (scene) => {
       const doc = freshDocId('leave');
       const ann = await scene.open('Ann', textarea, {
         doc,
@@ -66,36 +69,40 @@ it('asks "leave site?" only while edits are unsaved (config confirmLeave)', asyn
         allowErrors: [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/],
       });
       const dialogs: string[] = [];
-      // Each dismissal is awaited before the scene closes its contexts: a context closed while Playwright still
-      // dismisses a beforeunload dialog in it races that dismissal (playwright#39701).
+      // Each dismissal is awaited before the page or its context is closed, so that no close overlaps one.
       const dismissals: Array<Promise<void>> = [];
-      ann.page.on('dialog', (dialog) => {
+      const onDialog = (dialog: Dialog) => {
         dialogs.push(dialog.type());
         dismissals.push(dialog.dismiss());
-      });
+      };
+      ann.page.on('dialog', onDialog);
       await ann.page.locator('#editor').focus();
       await ann.page.keyboard.type(' saved');
       await ann.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === true);
+      // With runBeforeUnload, close() returns before the page has closed; the page either closes or shows a dialog.
+      const annSettled = Promise.race([ann.page.waitForEvent('close'), ann.page.waitForEvent('dialog')]);
       await ann.page.close({ runBeforeUnload: true });
+      await annSettled;
+      await Promise.all(dismissals);
       assert.equal(dialogs.length, 0, `no confirmation when everything is saved; got ${dialogs.join(', ')}`);
+      assert.equal(ann.page.isClosed(), true, 'the saved page closed');
 
       const bob = await scene.open('Bob', textarea, { doc, allowErrors: [/WebSocket connection to .* failed/, /ERR_CONNECTION_REFUSED/] });
-      bob.page.on('dialog', (dialog) => {
-        dialogs.push(dialog.type());
-        dismissals.push(dialog.dismiss());
-      });
+      bob.page.on('dialog', onDialog);
       await own.stop();
       await bob.page.waitForFunction(() => window.coedit!.getState() === 'offline');
       await bob.page.locator('#editor').focus();
       await bob.page.keyboard.type(' unsaved');
       await bob.page.waitForFunction(() => window.waveLog!.status.at(-1)?.saved === false);
+      const bobDialog = bob.page.waitForEvent('dialog');
       await bob.page.close({ runBeforeUnload: true });
-      await waitUntil(() => dialogs.length > 0, { message: 'the beforeunload dialog' });
+      await bobDialog;
       await Promise.all(dismissals);
       assert.deepEqual(dialogs, ['beforeunload']);
       assert.equal(bob.page.isClosed(), false, 'dismissing the dialog keeps the page open');
     });
   } finally {
+    await ownBrowser.close();
     await own.stop();
   }
 });
