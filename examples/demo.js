@@ -164,6 +164,19 @@ function renderStatus({ state, saved, pending }) {
   if (state === 'online' && $('error').dataset.fatal !== 'true') $('error').hidden = true;
 }
 
+/** The any-editor page's summary line over its sessions' latest `status` payloads, one per panel once reported. */
+function renderSessionsStatus(statuses) {
+  const panels = document.querySelectorAll('.status[data-for]').length;
+  const online = statuses.filter((s) => s.state === 'online').length;
+  const unsaved = statuses.filter((s) => !s.saved);
+  const pending = unsaved.reduce((sum, s) => sum + s.pending, 0);
+  const status = $('status');
+  status.textContent = `${online} of ${panels} sessions online · ${unsaved.length === 0 ? 'all saved' : `${pending} unsaved`}`;
+  status.dataset.state = online === panels ? 'online' : statuses.find((s) => s.state !== 'online')?.state ?? 'connecting';
+  status.dataset.saved = String(unsaved.length === 0);
+  if (online === panels && $('error').dataset.fatal !== 'true') $('error').hidden = true;
+}
+
 function renderUsers(users) {
   const names = users.map((u) => (u.self ? `${u.user?.name ?? '?'} (you)` : u.user?.name ?? '?'));
   $('users').textContent = `${users.length} here: ${names.join(', ')}`;
@@ -284,18 +297,22 @@ function runAnyEditorDemo() {
   }
   const coedits = {};
   window.coedits = coedits;
+  // Each panel shows its own session's status; the page's line sums up the three, so it repeats none of them.
+  const statuses = {};
   const watch = (kind) => (coedit) => {
     coedits[kind] = coedit;
-    coedit.on('status', ({ state, saved, pending }) => {
-      const status = document.querySelector(`.status[data-for="${kind}"]`);
-      status.textContent = `${state} · ${saved ? 'saved' : `${pending} unsaved`}`;
-      status.dataset.saved = String(saved);
+    coedit.on('status', (status) => {
+      const { state, saved, pending } = status;
+      const line = document.querySelector(`.status[data-for="${kind}"]`);
+      line.textContent = `${state} · ${saved ? 'saved' : `${pending} unsaved`}`;
+      line.dataset.saved = String(saved);
+      statuses[kind] = status;
+      renderSessionsStatus(Object.values(statuses));
     });
     coedit.on('error', showError);
     if (kind !== 'quill') return;
     window.coedit = coedit;
     for (const name of EVENTS) coedit.on(name, (payload) => waveLog[name].push(payload));
-    coedit.on('status', renderStatus);
     coedit.on('users_update', renderUsers);
   };
   const quill = createQuill(initialText, '#quill');

@@ -9,7 +9,6 @@ import { createServer, type AddressInfo } from 'node:net';
 /** True for `npm run test:long` (RELIABILITY.md long forms). */
 export const LONG = process.env['WAVE_LONG'] === '1';
 
-/** Resolves when `check()` holds; fails after `ms` with `what`. Polls every 20 ms (a condition, not a sleep). */
 /**
  * Throws as a browser's `WebSocket.close(code)` does for a code it may not send: anything but 1000 and 3000–4999
  * (WHATWG WebSockets Standard, `close()`: InvalidAccessError). The test sockets stand in for a browser's.
@@ -19,10 +18,14 @@ export function assertBrowserCloseCode(code: number | undefined): void {
   throw new Error(`InvalidAccessError: Failed to execute 'close' on 'WebSocket': The close code must be either 1000, or between 3000 and 4999. ${code} is neither.`);
 }
 
-export async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+/**
+ * Resolves when `check()` holds; fails after `ms` with `what` (a function: called then, to describe the state that
+ * did not settle). Polls every 20 ms (a condition, not a sleep).
+ */
+export async function until(what: string | (() => string), check: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting for: ${what}`);
+    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting for: ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

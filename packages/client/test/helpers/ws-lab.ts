@@ -71,6 +71,8 @@ export class ClientLink {
   /** The client's update-carrying Sync frames, newest last, at most `replayLast` of them. */
   readonly history: Uint8Array[] = [];
   connections = 0;
+  /** Frames injected as replays on this client's sockets (C3). */
+  replayed = 0;
 
   constructor(
     readonly lab: WsLab,
@@ -114,6 +116,11 @@ export class ClientLink {
   /** The current socket is open and every update-bearing frame sent on it (replays included) is acked. */
   get settled(): boolean {
     return this.isOpen && (this.current?.allAcked ?? false);
+  }
+
+  /** For failure messages: the current socket's state and how many of its update-bearing frames are acked. */
+  describe(): string {
+    return this.current ? `socket ${this.current.readyState}, ${this.current.ackState}` : 'no socket';
   }
 
   remember(frame: Uint8Array): void {
@@ -212,6 +219,10 @@ class LabSocket implements SocketLike {
     return this.ackedFrames >= this.sent.length;
   }
 
+  get ackState(): string {
+    return `${this.ackedFrames}/${this.sent.length} update-bearing frames acked (${this.sent.filter((f) => f.injected).length} replays)`;
+  }
+
   send(data: Uint8Array): void {
     let message: Message | null = null;
     try {
@@ -235,6 +246,7 @@ class LabSocket implements SocketLike {
       this.sent.push({ at: Date.now(), injected: true, kind: 'update' });
       this.injectedAny = true;
       this.link.lab.replayed++;
+      this.link.replayed++;
       this.transmit(frame);
     }
   }
