@@ -63,11 +63,14 @@ export function assertNoneMissing(result: Integrity): void {
       const at = result.text.indexOf(piece);
       return at < 0 ? `"${piece}" nowhere` : `"${piece}" in …${JSON.stringify(result.text.slice(Math.max(0, at - 25), at + 25))}…`;
     });
+    // Its letters in order with only whitespace between them: a line break or spaces put inside it while it was typed.
+    const spread = new RegExp(w.split('').join('\\s*')).exec(result.text);
+    const across = spread ? `; spelled across whitespace: …${JSON.stringify(result.text.slice(Math.max(0, spread.index - 25), spread.index + spread[0].length + 25))}…` : '';
     // The operations logged around its typing: the log is in the order operations ended, so these ran at about
     // the same time.
     const typedAt = result.log.findIndex((l) => l.endsWith(` type ${w}`));
     const around = typedAt < 0 ? [] : result.log.slice(Math.max(0, typedAt - 12), typedAt + 13);
-    return `${w}: ${pieces.join(', ')}; ops: ${result.log.filter((l) => l.includes(w)).join(' | ')}\n  around its typing:\n    ${around.join('\n    ')}`;
+    return `${w}: ${pieces.join(', ')}${across}; ops: ${result.log.filter((l) => l.includes(w)).join(' | ')}\n  around its typing:\n    ${around.join('\n    ')}`;
   });
   assert.deepEqual(result.missing, [], `intact words (seed ${result.seed}):\n${where.join('\n')}\ntext: ${JSON.stringify(result.text)}`);
 }
