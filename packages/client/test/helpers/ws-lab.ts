@@ -43,9 +43,14 @@ export class WsLab {
   readonly ackLatencies: number[] = [];
   /** The same, by kind of frame: `update` (an edit while online), `step2` (the catch-up after a (re)connect), `seed`. */
   readonly ackLatenciesByKind: Record<'update' | 'step2' | 'seed', number[]> = { update: [], step2: [], seed: [] };
-  /** Frames injected as replays (C3), over every client. */
-  replayed = 0;
   private readonly links = new Map<string, ClientLink>();
+
+  /** Frames injected as replays (C3), over every client. */
+  get replayed(): number {
+    let n = 0;
+    for (const link of this.links.values()) n += link.replayed;
+    return n;
+  }
 
   /** The socket factory of client `name` (one per session). */
   factory(name: string, options: LinkOptions = {}): SocketFactory {
@@ -245,7 +250,6 @@ class LabSocket implements SocketLike {
     for (const frame of [...this.link.history]) {
       this.sent.push({ at: Date.now(), injected: true, kind: 'update' });
       this.injectedAny = true;
-      this.link.lab.replayed++;
       this.link.replayed++;
       this.transmit(frame);
     }
