@@ -168,6 +168,75 @@ function itemsAround(word, client) {
     return { item: show(m.item, m.pos), before: show(list[m.pos - 1], m.pos - 1), after: show(list[m.pos + 1], m.pos + 1) };
   });
 }
+/**
+ * Records this page's own writes (test instrumentation, reading Yjs internals as recordUndoRemovals does):
+ * \`window.__writes\` = { client, typed, deleted }. \`typed\`: each run of characters a local transaction inserted
+ * ({ clock, str, op }: the clock of its first character); \`deleted\`: each range a local transaction deleted
+ * ({ client, clock, len, op }). \`op\` is the fuzz operation this page was running (\`window.__op\`).
+ */
+function recordWrites() {
+  var doc = window.coedit.session.doc;
+  var rec = window.__writes = { client: doc.clientID, typed: [], deleted: [] };
+  doc.on('afterTransaction', function (tr) {
+    if (!tr.local) return;
+    var op = window.__op || '';
+    var from = tr.beforeState.get(doc.clientID) || 0, to = tr.afterState.get(doc.clientID) || 0;
+    var structs = doc.store.clients.get(doc.clientID) || [];
+    for (var k = structs.length - 1; to > from && k >= 0 && structs[k].id.clock + structs[k].length > from; k--) {
+      var item = structs[k], str = item.content && item.content.str;
+      if (typeof str !== 'string') continue;
+      var a = Math.max(from, item.id.clock), b = Math.min(to, item.id.clock + item.length);
+      if (b > a) rec.typed.push({ clock: a, str: str.slice(a - item.id.clock, b - item.id.clock), op: op });
+    }
+    tr.deleteSet.clients.forEach(function (ranges, client) {
+      ranges.forEach(function (r) { rec.deleted.push({ client: client, clock: r.clock, len: r.len, op: op }); });
+    });
+  });
+}
+/** The struct of \`client\` that holds \`clock\`, or null. */
+function structAt(client, clock) {
+  var structs = window.coedit.session.doc.store.clients.get(client) || [];
+  var lo = 0, hi = structs.length - 1;
+  while (lo <= hi) {
+    var mid = (lo + hi) >> 1, s = structs[mid];
+    if (s.id.clock + s.length <= clock) lo = mid + 1; else if (s.id.clock > clock) hi = mid - 1; else return s;
+  }
+  return null;
+}
+/**
+ * What became of typed letters. \`words\`: [{ client, clocks }], the clocks one word's letters took, in typing order.
+ * For each: \`chained\`, every letter after the first went in right after the letter before it (its item's origin,
+ * past formatting items of the same client: the typist's caret stayed where the word was being typed); \`present\`,
+ * per letter, still in the text; \`inside\`, the character items that lie between two consecutive letters in the
+ * text ({ client, clock, len }: what others put inside the word since).
+ */
+function lettersOf(words) {
+  var list = textItems(), pos = new Map();
+  list.forEach(function (item, k) { pos.set(item, k); });
+  return words.map(function (w) {
+    var items = w.clocks.map(function (c) { return structAt(w.client, c); });
+    var chained = items.every(function (item, k) {
+      if (k === 0) return true;
+      var prev = w.clocks[k - 1];
+      if (!item) return false;
+      if (w.clocks[k] > item.id.clock) return w.clocks[k] - 1 === prev;
+      var o = item.origin;
+      while (o && o.client === w.client && o.clock !== prev) {
+        var f = structAt(o.client, o.clock);
+        if (!f || !f.content || f.content.key === undefined) return false;
+        o = f.origin;
+      }
+      return !!o && o.client === w.client && o.clock === prev;
+    });
+    var inside = [];
+    for (var k = 1; k < items.length; k++) {
+      var a = pos.get(items[k - 1]), b = pos.get(items[k]);
+      if (a === undefined || b === undefined) continue;
+      for (var m = a + 1; m < b; m++) if (list[m].content && typeof list[m].content.str === 'string') inside.push({ client: list[m].id.client, clock: list[m].id.clock, len: list[m].length });
+    }
+    return { chained: chained, present: items.map(function (item) { return !!item && !item.deleted; }), inside: inside };
+  });
+}
 /** Undo through the editor's own command (what its toolbar button and keys run): the text before and after. */
 function undoOnce() {
   var before = visible(root().textContent);
@@ -184,6 +253,22 @@ function undoOnce() {
 const spacesAsSpaces = (html: string) => html.replace(/&nbsp;|\u00a0/g, ' ').replace(/<li><br>(?=<[uo]l>)/g, '<li>');
 
 const FORMATS = ['bold', 'italic', 'underline', 'strike', 'link'] as const;
+/** The fuzz operations, as each page tags its writes with them (recordWrites). */
+type Op = 'type' | 'delete' | 'format' | 'block' | 'paste' | 'undo' | 'enter';
+/** Operations whose writes remove text by the user's intent: a deletion, an undo, the editor's own Enter (which can drop text: see the Enter operation). */
+const USER_DELETIONS: ReadonlySet<Op> = new Set(['delete', 'undo', 'enter']);
+/** A page's own writes, as recordWrites keeps them. */
+interface Writes {
+  client: number;
+  typed: Array<{ clock: number; str: string; op: Op }>;
+  deleted: Array<{ client: number; clock: number; len: number; op: Op }>;
+}
+/** What lettersOf (in the page) found about one word's letters. */
+interface LetterFacts {
+  chained: boolean;
+  present: boolean[];
+  inside: Array<{ client: number; clock: number; len: number }>;
+}
 /** Block-type changes (editor commands on the block at the caret). */
 const BLOCK_TYPES = ['h2', 'ul', 'ol', 'quote'] as const;
 
@@ -239,7 +324,7 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
       await driver.type(peers[0]!.page, line.join(' '));
     }
     await convergedHtml(peers, (h) => h.includes('seed2w3'));
-    for (const peer of peers) await rt(peer.page, `${OPS_JS}\nrecordUndoRemovals();`);
+    for (const peer of peers) await rt(peer.page, `${OPS_JS}\nrecordUndoRemovals();\nrecordWrites();`);
 
     const log: string[] = [];
     // When each word was typed and each deletion made (ms, Node's clock, from before the call to after it).
@@ -270,9 +355,10 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
           // wait (read through the demo's `window.coedit`, not public API). With one before a quarter of the
           // operations, an undo takes back about four.
           if (rand() < 0.25) await peer.page.evaluate(() => (window.coedit as unknown as { session: { undo: { stopCapturing(): void } } }).session.undo.stopCapturing());
-          const call = <T = unknown>(body: string) => rt<T>(peer.page, `${OPS_JS}\n${body}`);
+          // Each call names the operation it runs (`window.__op`): recordWrites tags this page's writes with it.
+          const call = <T = unknown>(op: Op, body: string) => rt<T>(peer.page, `${OPS_JS}\nwindow.__op = '${op}';\n${body}`);
           if (kind < 0.4) {
-            await call(`caretAtBoundary(${r[0]}, ${r[1]});`);
+            await call('type', `caretAtBoundary(${r[0]}, ${r[1]});`);
             const w = word();
             const start = Date.now();
             await driver.type(peer.page, ` ${w} `, { delay: 2 });
@@ -280,28 +366,28 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
             log.push(`${peer.name} type ${w}`);
           } else if (kind < 0.5) {
             const start = Date.now();
-            const gone = await call(`return deleteWords(${r[0]}, ${r[1]}, ${r[2]});`);
+            const gone = await call('delete', `return deleteWords(${r[0]}, ${r[1]}, ${r[2]});`);
             deletions.push({ start, end: Date.now(), removed: String(gone) });
             // Words by their shape: the browser may have glued two of them (see the count below).
             for (const m of String(gone).matchAll(new RegExp(WORD.source, 'g'))) deleted.add(m[0]);
             log.push(`${peer.name} delete ${JSON.stringify(gone)}`);
           } else if (kind < 0.56) {
             const start = Date.now();
-            const gone = await call(`return deleteAcross(${r[0]}, ${r[1]}, ${r[2]});`);
+            const gone = await call('delete', `return deleteAcross(${r[0]}, ${r[1]}, ${r[2]});`);
             deletions.push({ start, end: Date.now(), removed: String(gone) });
             for (const m of String(gone).matchAll(new RegExp(WORD.source, 'g'))) deleted.add(m[0]);
             log.push(`${peer.name} delete across blocks ${JSON.stringify(gone)}`);
           } else if (kind < 0.7) {
             const action = FORMATS[Math.floor(rand() * FORMATS.length)]!;
-            await call(`formatWords(${r[0]}, ${r[1]}, ${r[2]}, ${JSON.stringify(action)}, 'https://example.com/${peer.name}${op}');`);
+            await call('format', `formatWords(${r[0]}, ${r[1]}, ${r[2]}, ${JSON.stringify(action)}, 'https://example.com/${peer.name}${op}');`);
             log.push(`${peer.name} ${action}`);
           } else if (kind < 0.78) {
             const action = BLOCK_TYPES[Math.floor(rand() * BLOCK_TYPES.length)]!;
-            await call(`changeBlock(${r[0]}, ${r[1]}, ${JSON.stringify(action)});`);
+            await call('block', `changeBlock(${r[0]}, ${r[1]}, ${JSON.stringify(action)});`);
             log.push(`${peer.name} block ${action}`);
           } else if (kind < 0.88) {
             const html = randomHtml(rand, word);
-            const after = await call<string>(`return paste(${r[0]}, ${r[1]}, ${JSON.stringify(html)});`);
+            const after = await call<string>('paste', `return paste(${r[0]}, ${r[1]}, ${JSON.stringify(html)});`);
             const pasted = [...new Set([...html.matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]))];
             // Words the editor itself did not insert never reached the binding: counted as deleted, and said so.
             const present = new Set([...String(after).matchAll(new RegExp(WORD.source, 'g'))].map((m) => m[0]));
@@ -314,7 +400,7 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
             // are remembered (Yjs may put them back inside a word a peer is typing; see the explanation "split by a
             // peer's undo").
             const at = Date.now();
-            const { before, after } = await call<{ before: string; after: string }>(`return undoOnce();`);
+            const { before, after } = await call<{ before: string; after: string }>('undo', `return undoOnce();`);
             const gone = wordsRemoved(before, after);
             const back = wordsRemoved(after, before);
             gone.forEach((w) => deleted.add(w));
@@ -322,7 +408,7 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
             if (gone.length > 0) undos.push({ author: peer.name, start: at, end: Date.now() });
             log.push(`${peer.name} undo${gone.length ? ` (removed ${gone.join(' ')})` : ''}${back.length ? ` (put back ${back.join(' ')})` : ''}`);
           } else {
-            await call(`caretAtBoundary(${r[0]}, ${r[1]}); armEnter();`);
+            await call('enter', `caretAtBoundary(${r[0]}, ${r[1]}); armEnter();`);
             const start = Date.now();
             await peer.page.keyboard.press('Enter');
             // TinyMCE 8.9's own Enter, in a list item whose text is followed by a nested list, drops the text
@@ -440,11 +526,52 @@ async function fuzzRun(driver: RichTextDriver, label: string, seed: number): Pro
         )}, ${JSON.stringify(records.flatMap((r) => r.restored))});`,
       ),
     );
+    // Each page's own writes (recordWrites) and, for each word not found whole, what became of its letters.
+    const writes = await Promise.all(peers.map((p) => p.page.evaluate(() => (window as unknown as { __writes: Writes }).__writes)));
+    const authorOf = (w: string) => names.indexOf(typing.get(w)?.author ?? '');
+    /** The clocks the letters of `w` took when its author typed it, from that page's record; null when not found. */
+    const letterClocks = (w: string): number[] | null => {
+      const own = writes[authorOf(w)]?.typed.filter((x) => x.op === 'type').sort((a, b) => a.clock - b.clock) ?? [];
+      const chars: string[] = [];
+      const clocks: number[] = [];
+      for (const x of own) [...x.str].forEach((c, i) => (chars.push(c), clocks.push(x.clock + i)));
+      const at = chars.join('').lastIndexOf(w);
+      return at < 0 ? null : clocks.slice(at, at + w.length);
+    };
+    const traced = gone.map((w) => ({ w, clocks: letterClocks(w) })).filter((x): x is { w: string; clocks: number[] } => x.clocks !== null);
+    const letters = new Map<string, LetterFacts & { client: number; clocks: number[] }>();
+    if (traced.length > 0) {
+      const asked = traced.map((x) => ({ client: clients[authorOf(x.w)]!, clocks: x.clocks }));
+      const found = await rt<LetterFacts[]>(peers[0]!.page, `${OPS_JS}\nreturn lettersOf(${JSON.stringify(asked)});`);
+      traced.forEach((x, k) => letters.set(x.w, { ...found[k]!, ...asked[k]! }));
+    }
+    const holds = (r: { client: number; clock: number; len: number }, client: number, clock: number) => r.client === client && clock >= r.clock && clock < r.clock + r.len;
+    const deletedByUser = (client: number, clock: number) => writes.some((wr) => wr.deleted.some((d) => USER_DELETIONS.has(d.op) && holds(d, client, clock)));
+    const writtenByCommand = (i: { client: number; clock: number; len: number }) =>
+      writes.some((wr) => wr.client === i.client && wr.typed.some((t) => (t.op === 'block' || t.op === 'format') && t.clock < i.clock + i.len && i.clock < t.clock + t.str.length));
     /**
      * The ways a word can be gone with no character lost to Wave, tried in order: a word counts under the first that
      * explains it, and is missing when none does.
      */
     const explanations: Array<{ what: string; explains: (w: string) => boolean }> = [
+      {
+        // Read from Yjs, not from timing: every letter went into the document right after the letter before it (the
+        // typist's caret stayed with the word), each letter not in the text was removed by a user's deletion, and
+        // nothing an editor command wrote (formatting, a block change) lies between its letters. What split it is a
+        // peer's insertion at the same place: a deletion carries the carets inside it to one place, and Yjs orders
+        // insertions made concurrently after one character by client (yjs src/structs/Item.js, `integrate`), so a
+        // peer's text can land between the letters of a word typed there.
+        what: "split or cut by peers' edits, every letter typed right after the one before it",
+        explains: (w) => {
+          const f = letters.get(w);
+          return (
+            f !== undefined &&
+            f.chained &&
+            f.present.every((here, k) => here || deletedByUser(f.client, f.clocks[k]!)) &&
+            !f.inside.some(writtenByCommand)
+          );
+        },
+      },
       {
         // A word an undo removed (or removed the node it was being typed into): whole, or its first letters while it
         // was being typed (an undo sees, and removes, only the letters that reached it). One letter is enough: a
