@@ -218,6 +218,20 @@ for (const driver of RICH_TEXT_DRIVERS) {
       });
     });
 
+    it('a list pasted inside a link mid-paragraph leaves the text after it one line, in every editor', { timeout: TIMEOUT_MS }, async () => {
+      // TinyMCE's insertion of block content there leaves the paragraph's rest as inline nodes right in the body,
+      // which the browser shows as one line; read node by node, it would split at each one ("c" | "id200q").
+      await withPair(`${driver.name}-rt-list-into-link`, driver, undefined, async (ann, bob) => {
+        await command(ann.page, 'setHtml', { html: '<p><a href="https://example.com/x"><em>one two</em> three <strong>four</strong> <em>fi</em></a><em>ve</em> six</p>' });
+        await convergedHtml([ann, bob], (h) => h.includes('six'));
+        await caretAt(ann.page, 'two', true);
+        await command(ann.page, 'html', { html: '<ul><li>alpha</li><li>beta</li></ul>' });
+        const html = await convergedHtml([ann, bob], (h) => h.includes('beta'), CONVERGE_MS, (h) => h.replace(/&nbsp;/g, ' '));
+        const text = (await (bob.driver as RichTextDriver).text(bob.page)).replace(/\u00a0/g, ' ');
+        assert.match(text, /three\s+four\s+five\s+six/, `the text after the list is one line, "five" whole: ${JSON.stringify(text)} (${html})`);
+        assert.match(text, /alpha[^]*beta/, `the list is there: ${JSON.stringify(text)}`);
+      });
+    });
     it('one user types in a list item while another adds items above it in the same list: both kept', { timeout: TIMEOUT_MS }, async () => {
       // A whole list is one top-level block: items added above move the typed item's index in the shared document
       // while its key presses are merged.

@@ -10,7 +10,7 @@ export {
 } from './schema.js';
 export { readLines, linesToDelta, lineLength, lineStarts, attrsEqual } from './lines.js';
 export { canonicalLines, rowShortfalls, tableRows, type CanonicalLine, type Row, type Cell } from './canonical.js';
-export { parseHtml, isFormatTag, EDITOR_DIALECT, randomId, type HtmlNode, type HtmlDialect, type ParseOptions, type PointSink } from './parse.js';
+export { parseHtml, isFormatTag, isInlineTag, EDITOR_DIALECT, randomId, type HtmlNode, type HtmlDialect, type ParseOptions, type PointSink } from './parse.js';
 export { renderHtml, renderText, escapeText, escapeAttr, spellSpaces, type RenderOptions } from './render.js';
 export { repairs, attrsDiff, type Repair } from './repairs.js';
 export {

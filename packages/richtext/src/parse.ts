@@ -92,6 +92,14 @@ const GENERIC_BLOCKS = new Set([
 ]);
 const STRUCTURE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th']);
 
+/**
+ * Whether element `tag` (lower case) lies inside a line: neither a block (GENERIC_BLOCKS, STRUCTURE) nor an element
+ * that never becomes content (DROPPED). A run of such elements and text is one line where a block is expected.
+ */
+export function isInlineTag(tag: string): boolean {
+  return !GENERIC_BLOCKS.has(tag) && !STRUCTURE.has(tag) && !DROPPED.has(tag);
+}
+
 /** Inline tags → the format they mean ([RT-H4]). Other inline tags are unwrapped. */
 const MARK_TAGS: Readonly<Record<string, [string, unknown]>> = {
   strong: ['bold', true], b: ['bold', true], em: ['italic', true], i: ['italic', true], u: ['underline', true],

@@ -25,7 +25,7 @@ import type { EditorAdapter } from '../types.js';
 import { htmlPresence } from '../../presence/host-html.js';
 import type { PresenceHost } from '../../presence/types.js';
 import { blocksOf, changedBlocks, type Block } from './blocks.js';
-import { contentNodes, domHtml, isElement, nodesOf, patchNodes, topOf, type EditorDialect } from './dom.js';
+import { contentNodes, domHtml, isElement, nodesOf, patchNodes, topOf, wrapInlineRuns, type EditorDialect } from './dom.js';
 import type { RichTextHost, UndoState } from './host.js';
 import { LineIndex, transformIndex } from './index-map.js';
 import { keepCellIds, sameLines, writeSplice } from './lines-diff.js';
@@ -266,6 +266,8 @@ export class RichTextBinding implements EditorAdapter {
     if (!ytext || !index || this.composition || !this.observer) return;
     this.collect(this.observer.takeRecords());
     if (!this.rootDirty && this.dirty.size === 0) return;
+    // Inline content the editor left right in the root is one line: read as one block (wrapInlineRuns).
+    if (this.rootDirty && wrapInlineRuns(this.root, this.dialect)) this.collect(this.observer.takeRecords());
     const current = contentNodes(this.root);
     const old = index.nodes;
     let a = 0;

@@ -4,7 +4,7 @@
  * that tells whether a node already shows its block the canonical way, and the minimal patcher.
  */
 import { alignNodes } from './align.js';
-import { EDITOR_DIALECT, escapeAttr, escapeText, isFormatTag, type HtmlNode, type RenderOptions } from 'wave-richtext';
+import { EDITOR_DIALECT, escapeAttr, escapeText, isFormatTag, isInlineTag, type HtmlNode, type RenderOptions } from 'wave-richtext';
 
 /** How one editor's DOM differs from plain content, beyond the markers the parser skips (`EDITOR_DIALECT`). */
 export interface EditorDialect {
@@ -40,6 +40,42 @@ export function contentNodes(root: Node): Node[] {
     if (isElement(c) ? !skip(c) : isText(c) && !isBlankText(c)) out.push(c);
   }
   return out;
+}
+
+/**
+ * Wraps each run of inline content lying directly in `root` (text and inline elements, with the blank text between
+ * them) in a `<p>`; returns whether there was one. The browser shows such a run as one line, while the binding reads
+ * each of the root's nodes as blocks of their own, which would split the line at every node. TinyMCE leaves such
+ * runs after inserting block content inside an inline element (a list pasted into a link: the paragraph's rest
+ * stays in the body) and wraps them in its root block only on its next NodeChange (`forced_root_block`).
+ */
+export function wrapInlineRuns(root: HTMLElement, d: EditorDialect): boolean {
+  const doc = root.ownerDocument;
+  const sel = doc.getSelection();
+  // Moving a node takes the selection's points out of it: they are put back on the same nodes (a point right in
+  // `root`, between blocks, is left where the move puts it). An HTML document's `localName` is lower case.
+  const at = sel?.anchorNode && sel.focusNode && root.contains(sel.anchorNode) ? ([sel.anchorNode, sel.anchorOffset, sel.focusNode, sel.focusOffset] as const) : null;
+  let run: Node[] = [];
+  let wrapped = false;
+  const close = () => {
+    // Blank text at either end of the run goes in too: at a block's edge, white space shows nothing and reads as
+    // nothing. A run of blank text alone, or of the editor's placeholders, is no line.
+    if (run.some((n) => !isBlankText(n) && !(isElement(n) && d.transient?.(n)))) {
+      const p = doc.createElement('p');
+      root.insertBefore(p, run[0]!);
+      p.append(...run);
+      wrapped = true;
+    }
+    run = [];
+  };
+  for (let c = root.firstChild; c; c = c.nextSibling) {
+    if (isText(c) || (isElement(c) && !skip(c) && isInlineTag(c.localName))) run.push(c);
+    else close();
+  }
+  close();
+  // The same points on the same nodes, all still in the document: the browser takes them back.
+  if (wrapped && at && at[0] !== root && at[2] !== root) sel!.setBaseAndExtent(...at);
+  return wrapped;
 }
 
 /** The top-level node of `root` that holds `node`, or null. */
