@@ -3,7 +3,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { linesToDelta, renderHtml, renderText, type Line } from '../src/index.ts';
+import { isInlineTag, linesToDelta, renderHtml, renderText, type Line } from '../src/index.ts';
 import { repairs } from '../src/repairs.ts';
 import { linesOf } from './helpers/html.ts';
 
@@ -124,6 +124,16 @@ describe('blocks', () => {
     assert.deepEqual(linesOf(renderHtml(lines)), [L('x', { 'code-block': true }), withImage({}), L('y', { 'code-block': true })]);
     // The repair: one write, the code-block format taken off the line's "\n" (index 2 + 3).
     assert.deepEqual(repairs(linesToDelta(lines)), [{ kind: 'format', index: 5, length: 1, attributes: { 'code-block': null } }]);
+  });
+});
+
+describe('isInlineTag', () => {
+  it('formatting, links and unknown inline tags lie inside a line; blocks, structure and dropped elements do not', () => {
+    for (const tag of ['em', 'strong', 'a', 'span', 'mark', 'abbr']) {
+      assert.equal(isInlineTag(tag), true, tag);
+      assert.equal(linesOf(`<p>a<${tag}>b</${tag}>c</p>`).length, 1, `<${tag}> keeps its line whole`);
+    }
+    for (const tag of ['p', 'div', 'h2', 'li', 'ul', 'table', 'blockquote', 'pre', 'script', 'hr', 'iframe']) assert.equal(isInlineTag(tag), false, tag);
   });
 });
 
