@@ -89,9 +89,7 @@ function recordUndoRemovals() {
     tr.deleteSet.clients.forEach(function (ranges, client) {
       var structs = doc.store.clients.get(client) || [];
       ranges.forEach(function (range) {
-        var lo = 0, hi = structs.length - 1;
-        while (lo < hi) { var mid = (lo + hi) >> 1; if (structs[mid].id.clock + structs[mid].length <= range.clock) lo = mid + 1; else hi = mid; }
-        for (var k = lo; k < structs.length && structs[k].id.clock < range.clock + range.len; k++) {
+        for (var k = structIndex(structs, range.clock); k < structs.length && structs[k].id.clock < range.clock + range.len; k++) {
           var item = structs[k];
           if (!item.content) continue;
           if (own && item.content.type) rec.types.push(idText(item.id));
@@ -193,15 +191,17 @@ function recordWrites() {
     });
   });
 }
+/** The index in \`structs\` (one client's, in clock order) of the first struct that ends after \`clock\`. */
+function structIndex(structs, clock) {
+  var lo = 0, hi = structs.length;
+  while (lo < hi) { var mid = (lo + hi) >> 1; if (structs[mid].id.clock + structs[mid].length <= clock) lo = mid + 1; else hi = mid; }
+  return lo;
+}
 /** The struct of \`client\` that holds \`clock\`, or null. */
 function structAt(client, clock) {
   var structs = window.coedit.session.doc.store.clients.get(client) || [];
-  var lo = 0, hi = structs.length - 1;
-  while (lo <= hi) {
-    var mid = (lo + hi) >> 1, s = structs[mid];
-    if (s.id.clock + s.length <= clock) lo = mid + 1; else if (s.id.clock > clock) hi = mid - 1; else return s;
-  }
-  return null;
+  var s = structs[structIndex(structs, clock)];
+  return s && s.id.clock <= clock ? s : null;
 }
 /**
  * What became of typed letters. \`words\`: [{ client, clocks }], the clocks one word's letters took, in typing order.
